@@ -1,0 +1,103 @@
+# danki: a Kubernetes warm-up operator for JVM services.
+# `make` (or `make help`) lists the targets. On a fresh machine `make demo` and `make test`
+# install everything they need, pinned, into bin/.
+
+SHELL := bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := help
+REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} \
+	  /^[a-zA-Z0-9_-]+:.*?##/ { printf "  \033[36m%-22s\033[0m %s\n", $$1, $$2 } \
+	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+# ---- pinned tools (built from source through the Go module proxy by tools/build-tools.sh) ----
+BIN := $(REPO)/bin
+export K6_VERSION := v1.8.1
+export HELM3_VERSION := v3.22.0
+export HELM4_VERSION := v4.3.1
+export ETCD_VERSION := v3.7.3
+export K8S_VERSION := v1.37.1
+export K8S_STAGING_VERSION := v0.37.1
+
+K6 := $(BIN)/k6
+HELM := $(BIN)/helm
+HELM3 := $(BIN)/helm3
+KUBECTL := $(BIN)/kubectl
+
+# Work and state folders, ignored by git.
+WORK := $(REPO)/.work
+CLUSTER_DIR := $(REPO)/.cluster
+export KUBECONFIG := $(CLUSTER_DIR)/admin.kubeconfig
+
+# Maven in batch mode, with the Kotlin compiler in-process (a daemon would outlive the build).
+MVN := mvn -B -ntp -Dkotlin.compiler.daemon=false -Dstyle.color=never
+
+##@ Tools
+
+.PHONY: tools
+tools: ## Build every pinned tool into bin/ (skips those already at their version).
+	@tools/build-tools.sh etcd k8s k6 helm
+
+.PHONY: tool-k6 tool-helm tool-kube
+tool-k6: ## Build the pinned k6 into bin/.
+	@tools/build-tools.sh k6
+tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
+	@tools/build-tools.sh helm
+tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, scheduler and kubectl.
+	@tools/build-tools.sh etcd k8s
+
+##@ Build
+
+# A jar is rebuilt only when its module's sources or a POM changed.
+POMS := pom.xml $(wildcard */pom.xml */*/pom.xml)
+JARS := local-cluster/node-agent/target/node-agent-all.jar sample-service/target/sample-service-all.jar \
+	operator/target/operator-all.jar
+
+.PHONY: build
+build: $(JARS) ## Build the operator, sample service and node agent jars.
+
+$(JARS) &: $(POMS) $(shell find local-cluster/node-agent/src sample-service/src operator/src -type f 2>/dev/null)
+	@echo "==> building jars (mvn package, tests skipped)"
+	$(MVN) -q package -DskipTests -Dktlint.skip -Ddetekt.skip
+	@touch $(JARS)
+
+##@ Lint
+
+.PHONY: lint
+lint: lint-kotlin ## Run every linter (Kotlin, shell, Helm chart, Dockerfile).
+
+.PHONY: lint-kotlin
+lint-kotlin: ## ktlint and detekt on every Kotlin module.
+	$(MVN) -q ktlint:check detekt:check
+
+.PHONY: format
+format: ## Format Kotlin sources with ktlint.
+	$(MVN) -q ktlint:format
+
+##@ Test
+
+.PHONY: test
+test: lint test-unit test-it test-e2e ## Everything CI runs: lint, unit, API-server/PostgreSQL and cluster tests.
+
+.PHONY: test-unit
+test-unit: ## Unit tests (*Test) of every module.
+	$(MVN) test -Dktlint.skip -Ddetekt.skip
+
+# Fragments add their suites as prerequisites of these two targets.
+.PHONY: test-it test-e2e e2e-suites
+test-it: ## Tests against a real kube-apiserver and real PostgreSQL (*IT).
+test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pods and real k6.
+	@$(MAKE) --no-print-directory cluster-up
+	@rc=0; $(MAKE) --no-print-directory e2e-suites || rc=$$?; \
+	  $(MAKE) --no-print-directory cluster-down; exit $$rc
+
+include local-cluster/cluster.mk
+include sample-service/sample.mk
+include operator/operator.mk
+-include charts/chart.mk
+-include bench/bench.mk

@@ -1,0 +1,1 @@
+# Make targets for local-cluster; included by the top-level Makefile.

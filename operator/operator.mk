@@ -1,0 +1,1 @@
+# Make targets for operator; included by the top-level Makefile.

@@ -1,0 +1,1 @@
+# Make targets for sample-service; included by the top-level Makefile.

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd and the Kubernetes
+# control-plane binaries) from source through the Go module proxy only: no release downloads,
+# because our machines reach nothing but the package registries. Called by `make tools`.
+#
+# Usage: build-tools.sh [k6|helm|etcd|k8s|all]...   (default: all)
+# Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
+#        BIN      where binaries are written      (default: <repo>/bin)
+#
+# Idempotent: a binary that already exists in $BIN with the pinned version is
+# skipped; delete it to rebuild. Needs Go >= 1.26 (k8s 1.37, helm 3.22/4.3, etcd
+# 3.7 all declare `go 1.26.0`).
+# Measured on 2 cores / 24 GiB, empty GOCACHE, modules already downloaded, in
+# this order: k6 128 s, helm3+helm4 356 s, etcd 32 s, the five k8s binaries 635 s
+# (~19 min total, another job was using CPU too). Disk: ~6 GB GOCACHE + ~2 GB
+# module cache. Peak RSS of one go build step ~2.6 GB.
+set -euo pipefail
+
+# ---- pinned versions: set once, in the Makefile, and passed in ---------------
+: "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
+: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}"
+HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
+K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # no kubelet: the node agent plays it
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PREFIX=${PREFIX:-$REPO/.build}
+BIN=${BIN:-$REPO/bin}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+export CGO_ENABLED=0
+mkdir -p "$BIN"
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# has_version BINARY VERSION ARGS...: true if `$BIN/BINARY ARGS` prints VERSION
+has_version() {
+  local b=$1 v=$2 out; shift 2
+  [[ -x "$BIN/$b" ]] || return 1
+  out=$("$BIN/$b" "$@" 2>/dev/null) || return 1   # no `| grep -q`: SIGPIPE + pipefail
+  [[ $out == *"$v"* ]]
+}
+
+build_k6() {
+  if has_version k6 "$K6_VERSION" version; then log "k6 $K6_VERSION present"; return; fi
+  log "building k6 $K6_VERSION"
+  GOBIN="$BIN" go install -trimpath -ldflags='-s -w' "go.k6.io/k6@$K6_VERSION"
+}
+
+# helm 3 and 4 have no replace directives: plain `go install` works. Both
+# binaries are called "helm", so install into a scratch GOBIN and rename.
+build_helm() {
+  local v mod name ver p
+  for v in "3 $HELM3_VERSION" "4 $HELM4_VERSION"; do
+    read -r mod ver <<<"$v"; name=helm$mod
+    if has_version "$name" "$ver" version --short; then log "$name $ver present"; continue; fi
+    log "building $name $ver"
+    local tmp="$PREFIX/.gobin-$name"; mkdir -p "$tmp"
+    # Same -X flags as helm's Makefile; without them `helm version` says "v3.22"
+    # and helm 3 assumes Kubernetes v1.20 for .Capabilities / deprecation lint.
+    # (helm 4 reads the client-go version from the Go build info by itself.)
+    local vpkg="helm.sh/helm/v$mod/internal/version"
+    local ld="-s -w -X $vpkg.version=$ver -X $vpkg.gitTreeState=clean"
+    if [[ $mod == 3 ]]; then
+      for p in pkg/lint/rules pkg/chartutil; do
+        ld+=" -X helm.sh/helm/v3/$p.k8sVersionMajor=1 -X helm.sh/helm/v3/$p.k8sVersionMinor=$HELM3_K8S_MINOR"
+      done
+    fi
+    GOBIN="$tmp" go install -trimpath -ldflags="$ld" "helm.sh/helm/v$mod/cmd/helm@$ver"
+    mv "$tmp/helm" "$BIN/$name"; rmdir "$tmp"
+  done
+  ln -sf helm4 "$BIN/helm"
+}
+
+# etcd's server/ and etcdctl/ go.mod files carry `replace ... => ../api` etc.,
+# so `go install go.etcd.io/etcd/server/v3@...` is refused. A throwaway module
+# that requires them works, because replace directives of dependencies are ignored.
+build_etcd() {
+  if has_version etcd "${ETCD_VERSION#v}" --version && has_version etcdctl "${ETCD_VERSION#v}" version; then
+    log "etcd $ETCD_VERSION present"; return
+  fi
+  log "building etcd/etcdctl $ETCD_VERSION"
+  local d="$PREFIX/etcdtools"; mkdir -p "$d"
+  cat >"$d/go.mod" <<EOF
+module danki.local/etcdtools
+
+go 1.26.0
+
+require (
+	go.etcd.io/etcd/server/v3 $ETCD_VERSION
+	go.etcd.io/etcd/etcdctl/v3 $ETCD_VERSION
+)
+
+tool (
+	go.etcd.io/etcd/server/v3
+	go.etcd.io/etcd/etcdctl/v3
+)
+EOF
+  (cd "$d" && go mod tidy &&
+   go build -trimpath -ldflags='-s -w' -o "$BIN/etcd" go.etcd.io/etcd/server/v3 &&
+   go build -trimpath -ldflags='-s -w' -o "$BIN/etcdctl" go.etcd.io/etcd/etcdctl/v3)
+}
+
+# k8s.io/kubernetes replaces every k8s.io/* staging module with ./staging/...;
+# a consumer module must replace them all with the published v0.Y.Z tags.
+# The list is read from k8s.io/kubernetes's own go.mod.
+build_k8s() {
+  local missing=()
+  for c in "${K8S_CMDS[@]}"; do
+    case $c in
+      kubectl) has_version "$c" "$K8S_VERSION" version --client || missing+=("$c") ;;
+      *)       has_version "$c" "$K8S_VERSION" --version || missing+=("$c") ;;
+    esac
+  done
+  if ((${#missing[@]} == 0)); then log "kubernetes $K8S_VERSION present"; return; fi
+  log "building ${missing[*]} $K8S_VERSION"
+  local d="$PREFIX/k8stools"; mkdir -p "$d"
+  local kmod
+  kmod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
+  {
+    printf 'module danki.local/k8stools\n\ngo 1.26.0\n\ngodebug default=go1.26\n\n'
+    printf 'require k8s.io/kubernetes %s\n\ntool (\n' "$K8S_VERSION"
+    for c in "${K8S_CMDS[@]}"; do printf '\tk8s.io/kubernetes/cmd/%s\n' "$c"; done
+    printf ')\n\nreplace (\n'
+    sed -n '/^replace (/,/^)/p' "$kmod" |
+      awk -v v="$K8S_STAGING_VERSION" '/=>/ {printf "\t%s => %s %s\n", $1, $1, v}'
+    printf ')\n'
+  } >"$d/go.mod"
+  (cd "$d" && go mod tidy)
+  # Same flags as hack/lib/golang.sh for a release build (static, stripped).
+  local ld="" p minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
+  for p in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    ld+=" -X '$p.gitVersion=$K8S_VERSION' -X '$p.gitMajor=1' -X '$p.gitMinor=$minor'"
+    ld+=" -X '$p.gitTreeState=clean' -X '$p.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)'"
+  done
+  local pkgs=(); for c in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$c"); done
+  (cd "$d" && go build -trimpath -tags selinux,notest,grpcnotrace \
+     -ldflags "all=$ld -s -w" -o "$BIN/" "${pkgs[@]}")
+}
+
+targets=("$@"); ((${#targets[@]})) || targets=(all)
+for t in "${targets[@]}"; do
+  case $t in
+    k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;;
+    all) build_k6; build_helm; build_etcd; build_k8s ;;
+    *) echo "unknown target: $t (k6|helm|etcd|k8s|all)" >&2; exit 2 ;;
+  esac
+done
