@@ -1,0 +1,61 @@
+"""Request latencies from k6's CSV output, and percentiles computed the way k6 computes them.
+
+k6 is run with `--out csv=FILE` and K6_CSV_TIME_FORMAT=unix_milli, so every request is one
+`http_req_duration` row with the time it ended (ms) and its duration (ms).
+"""
+
+import csv
+import math
+
+PERCENTILES = (25, 50, 75, 90, 95)
+"""The percentiles danki reports everywhere (P25-P95), as in the published exam-server table."""
+
+
+def load_requests(path):
+    """Returns [{end_ms, start_ms, ms, status, ok, name}] for every HTTP request in a k6 CSV file."""
+    requests = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("metric_name") != "http_req_duration":
+                continue
+            ms = float(row["metric_value"])
+            end_ms = _timestamp_ms(row["timestamp"])
+            status = row.get("status") or "0"
+            expected = row.get("expected_response")
+            ok = expected == "true" if expected else status.startswith(("2", "3"))
+            requests.append({"end_ms": end_ms, "start_ms": end_ms - ms, "ms": ms, "status": status,
+                             "ok": ok, "name": row.get("name") or row.get("url") or ""})
+    requests.sort(key=lambda r: r["start_ms"])
+    return requests
+
+
+def _timestamp_ms(raw):
+    """k6 writes unix_milli when asked; plain unix seconds are accepted too (older runs)."""
+    value = float(raw)
+    return value if value > 1e11 else value * 1000.0
+
+
+def percentile(values, pct):
+    """k6's TrendSink.P: linear interpolation between the closest ranks, over n - 1."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    i = pct / 100.0 * (len(ordered) - 1)
+    lo, hi = ordered[int(math.floor(i))], ordered[int(math.ceil(i))]
+    return lo + (hi - lo) * (i - math.floor(i))
+
+
+def summarize(requests):
+    """{p25..p95, count, errors, max} over a list of requests (all of them, failed ones included)."""
+    values = [r["ms"] for r in requests]
+    summary = {f"p{p}": percentile(values, p) for p in PERCENTILES}
+    summary.update(count=len(values), errors=sum(1 for r in requests if not r["ok"]),
+                   max=max(values) if values else None)
+    return summary
+
+
+def first_n(requests, n):
+    """The first n requests by start time: "the first 100 real requests" of a benchmark."""
+    return sorted(requests, key=lambda r: r["start_ms"])[:n]

@@ -1,0 +1,60 @@
+# lib.sh - shell functions shared by demo/run-demo.sh and the bench/warmup drivers.
+# Sourced, never run. Expects REPO, KUBECTL and K6 in the environment (the Makefile sets them).
+
+: "${REPO:?set by the Makefile}" "${KUBECTL:?set by the Makefile}"
+K=$KUBECTL
+PY=${PYTHON:-python3}
+DEMO_DIR=$REPO/demo
+
+# Colour only on a terminal, so logs stay plain.
+if [[ -t 1 ]]; then BOLD=$'\e[1m'; DIM=$'\e[2m'; RED=$'\e[31m'; GREEN=$'\e[32m'; RESET=$'\e[0m'
+else BOLD='' DIM='' RED='' GREEN='' RESET=''; fi
+
+step() { printf '\n%s==> [%s] %s%s\n' "$BOLD" "$1" "$2" "$RESET"; }
+info() { printf '    %s\n' "$*"; }
+warn() { printf '    %sWARNING:%s %s\n' "$RED" "$RESET" "$*" >&2; }
+die() { printf '%sFAILED:%s %s\n' "$RED" "$RESET" "$*" >&2; exit 1; }
+now_s() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# wait_for SECONDS DESCRIPTION CMD...: run CMD every second until it succeeds, or fail.
+wait_for() {
+  local limit=$1 what=$2 t0; shift 2
+  t0=$(date +%s)
+  until "$@" >/dev/null 2>&1; do
+    (($(date +%s) - t0 < limit)) || die "timed out after ${limit}s waiting for $what"
+    sleep 1
+  done
+}
+
+# cluster_running: true when the API server of $KUBECONFIG answers.
+cluster_running() { [[ -f ${KUBECONFIG:-/nonexistent} ]] && $K get --raw=/readyz >/dev/null 2>&1; }
+
+# render_exam NAME ANNOTATE REPLICAS: the manifest of one exam Deployment and its Service.
+# Both demo Deployments come from this one template; only ANNOTATE=1 adds danki's annotations.
+render_exam() {
+  local name=$1 annotate=$2 replicas=$3 annotations=$DEMO_DIR/manifests/warmup-annotations.yaml
+  [[ $annotate == 1 ]] || annotations=/dev/null
+  sed -e "s/__NAME__/$name/g" -e "s/__REPLICAS__/$replicas/g" "$DEMO_DIR/manifests/exam.yaml" |
+    awk -v ann="$annotations" '
+      $0 != "  annotations: __ANNOTATIONS__" { print; next }
+      { n = 0; while ((getline line < ann) > 0) { if (!n++) print "  annotations:"; print "    " line } }
+      n == 0 { print "  annotations: {}" }'
+}
+
+# pods_of NS APP: names of the pods with label app=APP, one a line, oldest first.
+pods_of() {
+  $K -n "$1" get pods -l "app=$2" --sort-by=.metadata.creationTimestamp \
+    -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'
+}
+
+# ready_endpoints NS SERVICE: "podName podIP" for every ready address in the Service's EndpointSlices.
+# There is no kube-proxy here, so clients talk to these addresses directly.
+ready_endpoints() {
+  $K -n "$1" get endpointslices -l "kubernetes.io/service-name=$2" -o json | "$PY" -c '
+import json, sys
+for s in json.load(sys.stdin)["items"]:
+    for e in s.get("endpoints") or []:
+        if (e.get("conditions") or {}).get("ready") and e.get("targetRef"):
+            print(e["targetRef"]["name"], e["addresses"][0])'
+}

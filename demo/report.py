@@ -1,0 +1,131 @@
+"""Tables and the self-contained HTML report of `make demo`.
+
+Usage (run by demo/run-demo.sh; OUT is the demo's work folder):
+  report.py runs-table OUT     the per-pod WarmupRun table: cold vs warm, P25-P95
+  report.py load-table OUT     the exam-start results side by side, in the published table's layout
+  report.py html OUT PAGE      write the HTML page with charts and tables
+  report.py verdict OUT        one honest sentence on who won; exit 0 either way
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from latency import PERCENTILES, load_requests, summarize  # noqa: E402
+
+WARM, COLD = "exam-warm", "exam-cold"
+PUBLISHED = [("published: cold", [2148, 2521, 2768, 2971, 3045]),
+             ("published: fully warm", [27, 30, 33, 56, 94])]
+"""Rows of the published exam-server table (100 requests at 20 rps, ms), shown for reference."""
+
+
+def load_meta(out):
+    meta = {}
+    path = os.path.join(out, "meta.env")
+    if os.path.exists(path):
+        for line in open(path):
+            key, _, value = line.rstrip("\n").partition("=")
+            if key:
+                meta[key] = value
+    return meta
+
+
+def load_runs(out):
+    path = os.path.join(out, "runs.json")
+    if not os.path.exists(path):
+        return []
+    return sorted(json.load(open(path)).get("items", []),
+                  key=lambda r: (r.get("status") or {}).get("startTime") or r["metadata"]["creationTimestamp"])
+
+
+def run_row(run):
+    """One WarmupRun as a flat dict; tolerant of fields the operator left empty."""
+    st = run.get("status") or {}
+    req = st.get("requests") or {}
+    req_text = "/".join(str(req.get(k, "-")) for k in ("cold", "warmup", "warm")) if isinstance(req, dict) else str(req)
+    return {"pod": st.get("podName") or run["metadata"]["name"], "phase": st.get("phase") or "-",
+            "stop": st.get("stopReason") or "-", "requests": req_text,
+            "cold": [(st.get("cold") or {}).get(f"p{p}") for p in PERCENTILES],
+            "warm": [(st.get("warm") or {}).get(f"p{p}") for p in PERCENTILES],
+            "start": st.get("startTime"), "end": st.get("completionTime")}
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:,.0f}" if v >= 10 else f"{v:.1f}"
+
+
+def text_table(header, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def runs_table(out):
+    header = ["pod", "phase", "stop", "req cold/warm-up/warm"] + [f"cold P{p}" for p in PERCENTILES] \
+        + [f"warm P{p}" for p in PERCENTILES]
+    rows = [[r["pod"], r["phase"], r["stop"], r["requests"]] + [fmt(v) for v in r["cold"]]
+            + [fmt(v) for v in r["warm"]] for r in map(run_row, load_runs(out))]
+    return text_table(header, rows) if rows else "(no WarmupRuns found)"
+
+
+def load_results(out):
+    """{deployment: {"pods": {pod: [requests]}, "all": [requests]}} from load/<deployment>/<pod>.csv."""
+    results = {}
+    for dep in (WARM, COLD):
+        folder = os.path.join(out, "load", dep)
+        pods = {}
+        if os.path.isdir(folder):
+            for name in sorted(os.listdir(folder)):
+                if name.endswith(".csv"):
+                    pods[name[:-4]] = load_requests(os.path.join(folder, name))
+        results[dep] = {"pods": pods, "all": [r for reqs in pods.values() for r in reqs]}
+    return results
+
+
+def state_rows(results):
+    """(label, summary) for the two Deployments, in the published table's row order (warm first)."""
+    labels = {WARM: "exam-warm (danki, warmed)", COLD: "exam-cold (no warm-up)"}
+    return [(labels[d], summarize(results[d]["all"])) for d in (WARM, COLD)]
+
+
+def load_table(out):
+    header = ["state"] + [f"P{p}" for p in PERCENTILES] + ["requests", "errors", "pods"]
+    results = load_results(out)
+    rows = [[label] + [fmt(s[f"p{p}"]) for p in PERCENTILES] + [s["count"], s["errors"], len(results[d]["pods"])]
+            for (label, s), d in zip(state_rows(results), (WARM, COLD))]
+    rows += [[label] + [fmt(v) for v in vs] + ["100", "-", "1"] for label, vs in PUBLISHED]
+    return text_table(header, rows) + "\n(ms; each new pod got 20 requests/s for 5 s; published rows for reference)"
+
+
+def verdict(out):
+    (_, warm), (_, cold) = state_rows(load_results(out))
+    if not warm["count"] or not cold["count"]:
+        return "No comparison: one of the Deployments got no load (see the log above)."
+    w, c = warm["p95"], cold["p95"]
+    if w < c:
+        return f"danki won: P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones ({c / w:.1f}x lower)."
+    return f"danki did NOT win this run: P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones."
+
+
+def main(argv):
+    command, out = argv[1], argv[2]
+    if command == "runs-table":
+        print(runs_table(out))
+    elif command == "load-table":
+        print(load_table(out))
+    elif command == "verdict":
+        print(verdict(out))
+    elif command == "html":
+        from html_page import render
+        with open(argv[3], "w") as f:
+            f.write(render(out, load_meta(out), load_runs(out), load_results(out)))
+        print(f"    wrote {argv[3]}")
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# run-demo.sh - `make demo`: the pre-exam scale-up, once with danki and once without.
+#
+#  1. build the tools and jars          5. print the per-pod WarmupRun table (cold vs warm)
+#  2. start the cluster, install danki  6. exam-start load on each new pod, tables side by side
+#  3. deploy exam-warm and exam-cold    7. write demo-report.html
+#  4. scale both 1 -> 4, show progress  8. tear down (unless KEEP=1); exit non-zero on any failure
+#
+# Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 420),
+#      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1.
+# Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+: "${K6:?}" "${HELM:?}" "${MAKE:=make}"
+
+NS=danki-demo OPERATOR_NS=danki-system RELEASE=danki
+REPLICAS=${DEMO_REPLICAS:-4} WARM_TIMEOUT=${DEMO_WARM_TIMEOUT:-420} POLL_S=2
+KEEP=${KEEP:-0}
+export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
+if ((CLUSTER_INSTANCE == 0)); then export KUBECONFIG=$REPO/.cluster/admin.kubeconfig
+else export KUBECONFIG=$REPO/.cluster-$CLUSTER_INSTANCE/admin.kubeconfig; fi
+OUT=$REPO/.work/demo REPORT=$REPO/demo-report.html
+EXAM_START=$REPO/k6-scripts/exam-start.js
+STARTED_CLUSTER=0 INSTALLED_CHART=0 FAILURES=() K6_PIDS=()
+T_DEMO=$(now_s)
+
+fail_later() { FAILURES+=("$*"); warn "$*"; }
+
+teardown() {
+  local rc=$?
+  trap - EXIT INT TERM
+  for p in "${K6_PIDS[@]}"; do kill "${p%%:*}" 2>/dev/null || true; done
+  if [[ $KEEP == 1 ]]; then
+    step 8/8 "KEEP=1: leaving everything running"
+    info "export KUBECONFIG=$KUBECONFIG"
+    info "$K -n $NS get deploy,pods,warmupruns   # then: $MAKE cluster-down"
+    exit "$rc"
+  fi
+  step 8/8 "tearing down"
+  if cluster_running; then
+    $K delete namespace "$NS" --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1 || warn "namespace $NS not deleted"
+    if ((INSTALLED_CHART)); then
+      $HELM uninstall "$RELEASE" -n "$OPERATOR_NS" --wait --timeout 60s >/dev/null 2>&1 || warn "helm uninstall failed"
+      $K delete namespace "$OPERATOR_NS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+    fi
+  fi
+  if ((STARTED_CLUSTER)); then $MAKE -C "$REPO" --no-print-directory cluster-down || warn "cluster-down failed"; fi
+  info "done in $(elapsed "$T_DEMO") s"
+  exit "$rc"
+}
+trap teardown EXIT
+trap 'warn "interrupted"; exit 130' INT TERM
+
+rm -rf "$OUT" && mkdir -p "$OUT/load"
+{
+  echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "machine=$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
+  echo "replicas=$REPLICAS"
+  echo "poll_s=$POLL_S"
+} >"$OUT/meta.env"
+
+# ---- 1. build ------------------------------------------------------------------------------
+step 1/8 "building what is missing: pinned tools into bin/, then the jars"
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  info "(a first run builds k6, helm and Kubernetes from source: about 20 minutes on 2 cores)"
+  $MAKE -C "$REPO" --no-print-directory tools build
+fi
+for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
+[[ -f $EXAM_START ]] || die "missing $EXAM_START"
+
+# ---- 2. cluster and operator ----------------------------------------------------------------
+step 2/8 "starting the local cluster and installing danki with its Helm chart"
+if cluster_running; then
+  info "a cluster is already running at $KUBECONFIG: using it, and leaving it running"
+else
+  $MAKE -C "$REPO" --no-print-directory cluster-up
+  STARTED_CLUSTER=1
+fi
+wait_for 60 "a Ready node" bash -c "$K get nodes --no-headers | grep -q ' Ready'"
+if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
+  info "release $RELEASE already installed in $OPERATOR_NS: using it"
+else
+  $HELM install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
+    --set image.tag=dev --wait --timeout 180s
+  INSTALLED_CHART=1
+fi
+wait_for 30 "the WarmupRun CRD" $K wait --for=condition=Established crd/warmupruns.danki.dev --timeout=5s
+$K -n "$OPERATOR_NS" get pods -o wide
+
+# ---- 3. the two Deployments -------------------------------------------------------------------
+step 3/8 "deploying exam-warm and exam-cold: same image and settings, 1 replica each; only exam-warm is annotated"
+$K create namespace "$NS" --dry-run=client -o yaml | $K apply -f - >/dev/null
+render_exam exam-cold 0 1 | $K -n "$NS" apply -f -
+render_exam exam-warm 1 1 | $K -n "$NS" apply -f -
+info "danki adds its readiness gate to exam-warm's pod template (one rollout, itself warmed)"
+wait_for 60 "danki's readiness gate on exam-warm's template" bash -c \
+  "$K -n $NS get deploy exam-warm -o jsonpath='{.spec.template.spec.readinessGates[*].conditionType}' | grep -q danki.dev/warmed"
+for d in exam-cold exam-warm; do
+  $K -n "$NS" rollout status "deploy/$d" --timeout="${WARM_TIMEOUT}s" || die "$d did not roll out"
+done
+mapfile -t OLD_PODS < <(pods_of "$NS" exam-warm; pods_of "$NS" exam-cold)
+info "running: ${OLD_PODS[*]}"
+
+# ---- 4. the pre-exam scale-up ---------------------------------------------------------------------
+step 4/8 "pre-exam scale-up: both Deployments 1 -> $REPLICAS replicas at once"
+T_SCALE=$(now_s)
+$K -n "$NS" scale deploy exam-warm exam-cold --replicas="$REPLICAS"
+info "new exam-cold pods join their Service as soon as they answer /readyz; new exam-warm pods stay gated until warmed"
+deadline=$(($(date +%s) + WARM_TIMEOUT))
+until { $K -n "$NS" get pods -o json; $K -n "$NS" get warmupruns -o json 2>/dev/null || true; } |
+  "$PY" "$DEMO_DIR/progress.py" "$(elapsed "$T_SCALE")" "$REPLICAS" "$OUT/timeline.jsonl" exam-warm exam-cold; do
+  (($(date +%s) < deadline)) || { fail_later "not every pod was Ready after ${WARM_TIMEOUT}s"; break; }
+  sleep "$POLL_S"
+done
+
+# ---- 5. danki's record ----------------------------------------------------------------------------
+step 5/8 "the per-pod WarmupRun table: the cold pass users would have met, and the warm pass they get (ms)"
+$K -n "$NS" get warmupruns -o json >"$OUT/runs.json" || fail_later "could not list WarmupRuns"
+"$PY" "$DEMO_DIR/report.py" runs-table "$OUT"
+$K -n "$NS" get warmupruns 2>/dev/null || true
+bad_runs=$("$PY" -c 'import json,sys; print(" ".join(r["metadata"]["name"] for r in json.load(open(sys.argv[1]))["items"]
+  if (r.get("status") or {}).get("phase") != "Succeeded"))' "$OUT/runs.json" 2>/dev/null || echo "?")
+[[ -z $bad_runs ]] || fail_later "WarmupRuns not Succeeded: $bad_runs"
+
+# ---- 6. the exam-start load -------------------------------------------------------------------------
+# run_load DEPLOYMENT: 20 requests/s for 5 s on each new pod, through the Service's EndpointSlice.
+run_load() {
+  local dep=$1 pod ip rc n=0
+  mkdir -p "$OUT/load/$dep"
+  K6_PIDS=()
+  while read -r pod ip; do
+    [[ " ${OLD_PODS[*]} " == *" $pod "* ]] && continue
+    n=$((n + 1))
+    info "$dep: $pod at http://$ip:8080"
+    K6_CSV_TIME_FORMAT=unix_milli BASE_URL="http://$ip:8080" SUMMARY_PATH="$OUT/load/$dep/$pod.json" \
+      "$K6" run --no-usage-report --quiet --out "csv=$OUT/load/$dep/$pod.csv" "$EXAM_START" \
+      >"$OUT/load/$dep/$pod.log" 2>&1 &
+    K6_PIDS+=("$!:$pod")
+  done < <(ready_endpoints "$NS" "$dep")
+  ((n > 0)) || { fail_later "$dep: no new pod in its EndpointSlice"; return; }
+  for entry in "${K6_PIDS[@]}"; do
+    rc=0; wait "${entry%%:*}" || rc=$?
+    # 99: thresholds crossed, which is the expected outcome on a cold pod, not a failure of the demo.
+    if ((rc != 0 && rc != 99)); then fail_later "k6 on ${entry#*:} exited $rc (see $OUT/load/$dep/${entry#*:}.log)"; fi
+  done
+  K6_PIDS=()
+}
+step 6/8 "exam-start load on every new pod: 20 requests/s for 5 s, first exam-cold, then exam-warm"
+echo "load_order=exam-cold first, then exam-warm" >>"$OUT/meta.env"
+run_load exam-cold
+run_load exam-warm
+echo
+"$PY" "$DEMO_DIR/report.py" load-table "$OUT"
+echo
+printf '%s%s%s\n' "$BOLD" "$("$PY" "$DEMO_DIR/report.py" verdict "$OUT")" "$RESET"
+
+# ---- 7. the report ------------------------------------------------------------------------------------
+step 7/8 "writing the report"
+"$PY" "$DEMO_DIR/report.py" html "$OUT" "$REPORT"
+
+if ((${#FAILURES[@]})); then
+  printf '\n%sThe demo ran into %d problem(s):%s\n' "$RED" "${#FAILURES[@]}" "$RESET" >&2
+  printf '  - %s\n' "${FAILURES[@]}" >&2
+  exit 1
+fi
