@@ -1,0 +1,91 @@
+{{/* Chart name, shortened to the 63 characters a label value allows. */}}
+{{- define "danki.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified name of every object: the release name, unless it already contains the chart name. */}}
+{{- define "danki.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Labels on every object, so `-l app.kubernetes.io/instance=<release>` finds them all. */}}
+{{- define "danki.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "danki.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: danki
+{{- end }}
+
+{{/* Labels that select the operator pods; never change them, a Deployment's selector is immutable. */}}
+{{- define "danki.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "danki.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{/* The ServiceAccount the operator runs as. */}}
+{{- define "danki.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "danki.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The operator image: repository, then @digest if set, else :tag (default: the chart's appVersion). */}}
+{{- define "danki.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The watched namespaces as the operator reads them: a comma list, empty for all. */}}
+{{- define "danki.watchNamespaces" -}}
+{{- join "," .Values.watchNamespaces }}
+{{- end }}
+
+{{/* The rules the operator needs wherever it watches; one list for the ClusterRole and every Role. */}}
+{{- define "danki.watchRules" -}}
+# Find opted-in Deployments and apply the pod template label and readiness gate (server-side apply).
+- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["get", "list", "watch", "patch"]
+# Map a pod to its Deployment through its ReplicaSet.
+- apiGroups: ["apps"]
+  resources: ["replicasets"]
+  verbs: ["get", "list", "watch"]
+# Watch pods become ContainersReady; the operator never writes a pod itself.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+# Set the danki.dev/warmed readiness-gate condition.
+- apiGroups: [""]
+  resources: ["pods/status"]
+  verbs: ["patch"]
+# WarmupStarted, WarmedUp, WarmupFailed and InvalidWarmupConfig Events (core and events.k8s.io).
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+# The operator's own record of each warm-up, garbage-collected with its pod.
+- apiGroups: ["danki.dev"]
+  resources: ["warmupruns"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["danki.dev"]
+  resources: ["warmupruns/status"]
+  verbs: ["get", "update", "patch"]
+{{- end }}
