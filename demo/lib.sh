@@ -58,3 +58,28 @@ for s in json.load(sys.stdin)["items"]:
         if (e.get("conditions") or {}).get("ready") and e.get("targetRef"):
             print(e["targetRef"]["name"], e["addresses"][0])'
 }
+
+# use_cluster: point KUBECONFIG at local cluster instance CLUSTER_INSTANCE (default 0, the shared one).
+use_cluster() {
+  export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
+  if ((CLUSTER_INSTANCE == 0)); then export KUBECONFIG=$REPO/.cluster/admin.kubeconfig
+  else export KUBECONFIG=$REPO/.cluster-$CLUSTER_INSTANCE/admin.kubeconfig; fi
+}
+
+# ensure_cluster: start the local cluster unless one answers; sets STARTED_CLUSTER=1 if it started it.
+ensure_cluster() {
+  STARTED_CLUSTER=0
+  if cluster_running; then
+    info "a cluster is already running at $KUBECONFIG: using it, and leaving it running"
+  else
+    STARTED_CLUSTER=1  # set first, so a half-started cluster is torn down too
+    "${MAKE:-make}" -C "$REPO" --no-print-directory cluster-up
+  fi
+  wait_for 60 "a Ready node" bash -c "$K get nodes --no-headers | grep -q ' Ready'"
+}
+
+# machine_description: one line for result files.
+machine_description() {
+  printf '%s cores (%s), %s RAM, %s' "$(nproc)" "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
+    "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)" "$(uname -sr)"
+}

@@ -16,9 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NS=danki-demo OPERATOR_NS=danki-system RELEASE=danki
 REPLICAS=${DEMO_REPLICAS:-4} WARM_TIMEOUT=${DEMO_WARM_TIMEOUT:-420} POLL_S=2
 KEEP=${KEEP:-0}
-export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
-if ((CLUSTER_INSTANCE == 0)); then export KUBECONFIG=$REPO/.cluster/admin.kubeconfig
-else export KUBECONFIG=$REPO/.cluster-$CLUSTER_INSTANCE/admin.kubeconfig; fi
+use_cluster
 OUT=$REPO/.work/demo REPORT=$REPO/demo-report.html
 EXAM_START=$REPO/k6-scripts/exam-start.js
 STARTED_CLUSTER=0 INSTALLED_CHART=0 FAILURES=() K6_PIDS=()
@@ -54,7 +52,7 @@ trap 'warn "interrupted"; exit 130' INT TERM
 rm -rf "$OUT" && mkdir -p "$OUT/load"
 {
   echo "started=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "machine=$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
+  echo "machine=$(machine_description)"
   echo "replicas=$REPLICAS"
   echo "poll_s=$POLL_S"
 } >"$OUT/meta.env"
@@ -70,13 +68,7 @@ for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
 
 # ---- 2. cluster and operator ----------------------------------------------------------------
 step 2/8 "starting the local cluster and installing danki with its Helm chart"
-if cluster_running; then
-  info "a cluster is already running at $KUBECONFIG: using it, and leaving it running"
-else
-  $MAKE -C "$REPO" --no-print-directory cluster-up
-  STARTED_CLUSTER=1
-fi
-wait_for 60 "a Ready node" bash -c "$K get nodes --no-headers | grep -q ' Ready'"
+ensure_cluster
 if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
   info "release $RELEASE already installed in $OPERATOR_NS: using it"
 else

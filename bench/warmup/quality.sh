@@ -1,0 +1,80 @@
+# quality.sh - benchmark sections 1 and 2: warm quality and warm cost of each strategy.
+# Sourced by run-bench.sh after common.sh. One strategy at a time, each on a fresh pod, so no two
+# share the CPU: no warm-up, a fixed 3 requests, a fixed 100 requests, danki's adaptive stop.
+
+# poll_warmup_counter IP LOG: every 50 ms, the pod's count of X-Danki-Warmup requests (the sample
+# service counts them apart), so the first and last warm-up request can be timed from outside.
+poll_warmup_counter() {
+  local ip=$1 log=$2 i value
+  for ((i = 0; i < 12000; i++)); do  # at most about 10 minutes
+    value=$(curl -s -m 1 "http://$ip:8080/metrics" |
+      awk '/^danki_sample_warmup_requests_total/ { s += $NF } END { print s + 0 }') || value=
+    [[ -n $value ]] && printf '%s %s\n' "$EPOCHREALTIME" "$value" >>"$log"
+    sleep 0.05
+  done
+}
+
+# measure_strategy NS STRATEGY: scale a fresh Deployment 0 -> 1, warm its pod by STRATEGY, then
+# send it the first 100 real requests (exam-start), bring it to full warmth, and measure again.
+measure_strategy() {
+  local ns=$1 s=$2 dep=q-$2 annotate=0 log poll times pod ip t_cr t_ready t_k6=null poll_pid=''
+  [[ $s == danki ]] && annotate=1
+  info "strategy $s: fresh pod of $dep"
+  deploy_bench "$ns" "$dep" "$annotate" 0
+  log=$OUT/watch-$dep.log poll=$OUT/poll-$dep.log
+  start_watch "$ns" "app=$dep" "$log"
+  local t_scale=$EPOCHREALTIME
+  $K -n "$ns" scale deploy "$dep" --replicas=1 >/dev/null
+  wait_pods "$log" "$dep-" 1 containersReady 240 || die "$dep: no pod ContainersReady in 240 s"
+  times=$("${MEASURE[@]}" pod-times "$log" "$dep-")
+  pod=$("$PY" -c 'import json,sys; print(next(iter(json.load(sys.stdin))))' <<<"$times")
+  ip=$(json_get "$pod" ip <<<"$times")
+  t_cr=$(json_get "$pod" containersReady <<<"$times")
+  case $s in
+    none) t_ready=$t_cr ;;
+    fixed*)
+      t_k6=$EPOCHREALTIME
+      k6_run "q-$s-warmup" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT="${s#fixed}" PATHS="$WARMUP_PATHS"
+      t_ready=$EPOCHREALTIME ;;
+    danki)
+      poll_warmup_counter "$ip" "$poll" &
+      poll_pid=$!
+      wait_pods "$log" "$dep-" 1 ready 600 || die "$dep: pod not Ready within 600 s"
+      t_ready=$("${MEASURE[@]}" pod-times "$log" "$dep-" | json_get "$pod" ready)
+      kill "$poll_pid" 2>/dev/null || true; wait "$poll_pid" 2>/dev/null || true ;;
+  esac
+  k6_run "q-$s-first" "$EXAM_START" BASE_URL="http://$ip:8080"
+  k6_run "q-$s-fullwarm" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT="$FULL_WARM" \
+    RATE="$FULL_WARM_RATE" PATHS="$WARMUP_PATHS"
+  k6_run "q-$s-steady" "$EXAM_START" BASE_URL="http://$ip:8080"
+  record section=quality strategy="$s" pod="$pod" t_scale="$t_scale" t_containers_ready="$t_cr" \
+    t_ready="$t_ready" t_k6_start="$t_k6" \
+    first100="$("${MEASURE[@]}" latency "$OUT/k6/q-$s-first.csv" 100)" \
+    steady="$("${MEASURE[@]}" latency "$OUT/k6/q-$s-steady.csv" 100)" \
+    poll="$([[ -s $poll ]] && "${MEASURE[@]}" counter-times "$poll" || echo null)" \
+    run="$($K -n "$ns" get warmupruns -o json | "$PY" -c 'import json,sys; i=json.load(sys.stdin)["items"]; print(json.dumps(i[0]["status"] if i else None))')"
+  stop_watch
+  remove_bench "$ns" "$dep"
+}
+
+# measure_k6_startup IP: from exec of k6 to its first request, against a warm pod, 5 times.
+measure_k6_startup() {
+  local ip=$1 i t0
+  for ((i = 1; i <= 5; i++)); do
+    t0=$EPOCHREALTIME
+    k6_run "k6-startup-$i" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT=1 PATHS="GET /healthz"
+    record section=k6_startup t_exec="$t0" first="$("${MEASURE[@]}" latency "$OUT/k6/k6-startup-$i.csv")"
+  done
+}
+
+bench_quality() {
+  local ns=danki-bench s ip
+  step quality "warm quality and warm cost per strategy (${BENCH_STRATEGIES})"
+  for s in $BENCH_STRATEGIES; do measure_strategy "$ns" "$s"; done
+  info "k6 start-up on this machine (5 runs against a warm pod)"
+  deploy_bench "$ns" k6-target 0 1
+  $K -n "$ns" rollout status deploy/k6-target --timeout=240s >/dev/null
+  ip=$($K -n "$ns" get pods -l app=k6-target -o jsonpath='{.items[0].status.podIP}')
+  measure_k6_startup "$ip"
+  remove_bench "$ns" k6-target
+}

@@ -1,0 +1,150 @@
+"""Writes bench/results/warmup.md (on stdout) from one run's records.jsonl (bench/warmup/measure.py)."""
+
+import json
+import statistics
+import sys
+
+STRATEGY_LABELS = {"none": "no warm-up", "fixed3": "fixed 3 requests", "fixed100": "fixed 100 requests",
+                   "danki": "danki adaptive"}
+
+
+def ms(v):
+    return "-" if v is None else f"{v:,.0f}" if v >= 10 else f"{v:.1f}"
+
+
+def sec(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def ratio(a, b):
+    return "-" if a is None or not b else f"{a / b:.1f}x"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
+
+
+def warmup_requests(r):
+    if r["strategy"] == "none":
+        return "0"
+    if r["strategy"].startswith("fixed"):
+        return r["strategy"][5:]
+    req = (r.get("run") or {}).get("requests") or {}
+    return f"{req.get('total', '?')} ({req.get('cold', '?')} cold + {req.get('warmup', '?')} + {req.get('warm', '?')} warm)"
+
+
+def quality(records):
+    rows = []
+    for r in records:
+        f, s = r["first100"], r["steady"]
+        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), warmup_requests(r)]
+                    + [ms(f.get(f"p{p}")) for p in (25, 50, 75, 90, 95)]
+                    + [ms(s.get("p95")), ratio(f.get("p95"), s.get("p95")), f.get("errors", "-")])
+    return table(["strategy", "warm-up requests", "P25", "P50", "P75", "P90", "P95 (first 100)",
+                  "fully warm P95", "first-100 P95 / fully warm P95", "errors"], rows)
+
+
+def cost(records, startup):
+    rows, danki = [], None
+    for r in records:
+        t = r["t_ready"] - r["t_containers_ready"]
+        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), sec(t),
+                     sec(r["t_containers_ready"] - r["t_scale"])])
+        if r["strategy"] == "danki":
+            danki = r
+    text = table(["strategy", "ContainersReady -> Ready (s)", "scale -> ContainersReady (s)"], rows)
+    text += ("\n\nFor the fixed strategies, Ready is when their k6 run exited (a gate would open then); it "
+             "includes k6's start-up and this harness noticing ContainersReady (0.2 s polling of a watch).")
+    if danki:
+        text += "\n\n" + danki_split(danki, startup)
+    return text
+
+
+def danki_split(r, startup):
+    poll = r.get("poll") or {}
+    run = r.get("run") or {}
+    total = r["t_ready"] - r["t_containers_ready"]
+    first, last = poll.get("first_move"), poll.get("last_move")
+    k6_start = statistics.median(startup) if startup else None
+    rows = [
+        ["operator reaction: ContainersReady seen -> first warm-up request on the pod (outside view, 50 ms polling)",
+         sec(first - r["t_containers_ready"]) if first else "-"],
+        ["  of which k6 start-up (exec -> first request; median of 5 separate runs on this machine)", sec(k6_start)],
+        ["operator reaction as the operator records it (`status.reactionMillis`)",
+         sec(run["reactionMillis"] / 1000.0) if run.get("reactionMillis") is not None else "-"],
+        ["the warm-up itself: first -> last warm-up request (cold pass, warm-up, warm pass)",
+         sec(last - first) if first and last else "-"],
+        ["finish: last warm-up request -> pod Ready (k6 exit, summary parse, status patches, watch delivery)",
+         sec(r["t_ready"] - last) if last else "-"],
+        ["total ContainersReady -> Ready", sec(total)],
+    ]
+    return "danki's time split (seconds):\n\n" + table(["part", "s"], rows)
+
+
+def scale(records):
+    rows = []
+    for r in records:
+        pods = r["pods"].values()
+        ready = [p["ready"] for p in pods if p["ready"]]
+        gaps = [p["ready"] - p["containersReady"] for p in pods if p["ready"] and p["containersReady"]]
+        cpu = r["after"]["cpu_s"] - r["before"]["cpu_s"]
+        k6 = r["after"]["children_cpu_s"] - r["before"]["children_cpu_s"]
+        n = r["n"]
+        rows.append([n, r["concurrency"], f"{len(ready)}/{n}",
+                     sec(max(ready) - r["t_scale"]) if ready else "-",
+                     sec(statistics.mean(gaps)) if gaps else "-", sec(max(gaps)) if gaps else "-",
+                     sec(cpu / n), sec(k6 / n)])
+    return table(["N", "concurrency", "Ready", "scale -> all Ready (s)", "mean ContainersReady -> Ready (s)",
+                  "max ContainersReady -> Ready (s)", "operator JVM CPU s / warmed pod",
+                  "k6 CPU s / warmed pod"], rows)
+
+
+def cache(r):
+    idle, full = r["idle"], r["full"]
+    n = r["pods"]
+    ingest = r["ingest_after"]["cpu_s"] - r["ingest_before"]["cpu_s"]
+    heap0, heap1 = r.get("heap_before_mib"), r.get("heap_after_mib")
+    rows = [["RSS (MiB)", f"{idle['rss_mib']:.0f}", f"{full['rss_mib']:.0f}",
+             f"{(full['rss_mib'] - idle['rss_mib']) * 1024 / n:.1f} KiB"],
+            ["CPU while idle (% of one core)", f"{idle['cpu_per_s'] * 100:.1f}", f"{full['cpu_per_s'] * 100:.1f}", "-"],
+            ["JVM heap used (MiB)", "-" if heap0 is None else f"{heap0:.0f}", "-" if heap1 is None else f"{heap1:.0f}",
+             "-" if heap0 is None or heap1 is None else f"{(heap1 - heap0) * 1024 / n:.1f} KiB"]]
+    text = table(["operator", "no fake pods", f"{n} opted-in pods cached", "per cached pod"], rows)
+    text += (f"\n\nIngesting the {n} pods (creation plus status writes, 20 s settle) cost the operator "
+             f"{ingest:.2f} CPU s ({ingest * 1000 / n:.2f} ms per pod). WarmupRuns created for them: "
+             f"{r.get('warmupruns_created', '-')} (expected 0: they are already warmed). RSS and heap are single "
+             "samples of a JVM whose heap grows and shrinks with GC, so the per-pod figure is rough.")
+    return text
+
+
+def main(path):
+    records = [json.loads(line) for line in open(path)]
+    by = lambda s: [r for r in records if r["section"] == s]
+    machine = (by("machine") or [{}])[0]
+    out = ["# Warm-up benchmarks (`make bench`)", "",
+           f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
+           f"{machine.get('commit', '?')}, {machine.get('k6', 'k6')}. Everything below comes from this one run, "
+           "on the embedded local cluster (pods are JVM processes on the same 2 cores as the operator, k6 and "
+           "the control plane).", ""]
+    if by("quality"):
+        out += ["## 1. Warm quality", "",
+                "Each strategy gets its own fresh pod (a Deployment scaled 0 -> 1), one strategy at a time. After "
+                "its warm-up, the pod gets the exam-start load (20 requests/s for 5 s): the first 100 real requests. "
+                f"Then {machine.get('full_warm', '?')} more requests at {machine.get('full_warm_rate', '?')}/s bring "
+                "it to its fully warm state, and exam-start runs again on the same pod. Latencies in ms.", "",
+                quality(by("quality")), "",
+                "## 2. Warm cost", "", cost(by("quality"), [s["first"]["first_start_s"] - s["t_exec"]
+                                                           for s in by("k6_startup") if s["first"].get("count")]), ""]
+    if by("scale"):
+        out += ["## 3. Scale", "",
+                "An annotated Deployment scaled 0 -> N; time until every new pod is Ready, per operator "
+                "concurrency (the chart's `concurrency`). CPU is the operator process's own (JVM) and its k6 "
+                "children's, from /proc, over the whole scale-up.", "", scale(by("scale")), ""]
+    if by("cache"):
+        out += ["## 4. Operator footprint with a full informer cache", "", cache(by("cache")[0]), ""]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
