@@ -1,0 +1,66 @@
+# syntax=docker/dockerfile:1.7
+# danki images: `make docker-build` builds both runtime targets.
+#   docker build --target operator       -t danki/operator:<tag> .
+#   docker build --target sample-service -t danki/sample-service:<tag> .
+#
+# Base images are pinned by version below. To pin them by digest as well (recommended for
+# releases), see docs/install.md, "Pinning base images by digest": resolve each tag with
+# `docker buildx imagetools inspect <image:tag>` and pass `--build-arg JRE_IMAGE=<image:tag>@sha256:...`
+# (and MAVEN_IMAGE, GO_IMAGE) or write the digest into the ARG defaults.
+# `make lint-docker` (charts/scripts/lint-dockerfile.sh) checks this file statically.
+
+ARG MAVEN_IMAGE=maven:3.9.9-eclipse-temurin-17
+ARG GO_IMAGE=golang:1.26.8-bookworm
+ARG JRE_IMAGE=eclipse-temurin:17.0.15_6-jre-noble
+
+# ---- build: the operator and sample service fat jars (Maven, JDK 17) ----
+FROM ${MAVEN_IMAGE} AS build
+WORKDIR /src
+# POMs first, so a source-only change reuses the dependency layer's cache.
+COPY pom.xml ./
+COPY operator/pom.xml operator/
+COPY sample-service/pom.xml sample-service/
+COPY local-cluster/node-agent/pom.xml local-cluster/node-agent/
+COPY operator/src operator/src
+COPY sample-service/src sample-service/src
+RUN --mount=type=cache,target=/root/.m2 \
+    mvn -B -ntp -Dkotlin.compiler.daemon=false -DskipTests -Dktlint.skip -Ddetekt.skip \
+      -pl operator,sample-service -am package
+
+# ---- k6: the pinned k6, built from source through the Go module proxy ----
+FROM ${GO_IMAGE} AS k6
+# Must equal K6_VERSION in the Makefile; `make lint-docker` checks it.
+ARG K6_VERSION=v1.8.1
+ENV CGO_ENABLED=0 GOFLAGS=-trimpath
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    go install -ldflags="-s -w" "go.k6.io/k6@${K6_VERSION}"
+
+# ---- operator: JRE + operator jar + k6 + k6-scripts ----
+FROM ${JRE_IMAGE} AS operator
+LABEL org.opencontainers.image.title="danki operator" \
+      org.opencontainers.image.description="Warms JVM pods with k6 before they join their Service"
+COPY --from=k6 /go/bin/k6 /usr/local/bin/k6
+COPY k6-scripts/ /opt/danki/k6-scripts/
+COPY --from=build /src/operator/target/operator-all.jar /opt/danki/operator.jar
+# The chart leaves DANKI_K6_BINARY and DANKI_K6_SCRIPT empty, so these image defaults apply.
+# java.io.tmpdir is /tmp, the chart's emptyDir, because the root filesystem is read-only.
+ENV DANKI_K6_BINARY=/usr/local/bin/k6 \
+    DANKI_K6_SCRIPT=/opt/danki/k6-scripts/warmup.js \
+    K6_NO_USAGE_REPORT=true \
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+WORKDIR /opt/danki
+EXPOSE 8080
+# 65532: the conventional "nonroot" UID; the chart's runAsUser matches it.
+USER 65532:65532
+ENTRYPOINT ["java", "-jar", "/opt/danki/operator.jar"]
+
+# ---- sample-service: JRE + the sample Ktor service ----
+FROM ${JRE_IMAGE} AS sample-service
+LABEL org.opencontainers.image.title="danki sample service" \
+      org.opencontainers.image.description="A Ktor service with a cold JVM, for danki's demos and tests"
+COPY --from=build /src/sample-service/target/sample-service-all.jar /opt/danki/sample-service.jar
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+WORKDIR /opt/danki
+EXPOSE 8080
+USER 65532:65532
+ENTRYPOINT ["java", "-jar", "/opt/danki/sample-service.jar"]

@@ -1,0 +1,88 @@
+# Make targets for the Helm chart (charts/danki) and the Dockerfile; included by the top-level Makefile.
+
+CHART := $(REPO)/charts/danki
+CHART_SCRIPTS := $(REPO)/charts/scripts
+HELM4 := $(BIN)/helm4
+PYTHON ?= python3
+SHELLCHECK ?= shellcheck
+# The CRD as the operator's build generates it (fabric8 crd-generator); the chart keeps a copy.
+GENERATED_CRD := $(REPO)/operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml
+CHART_CRD := $(CHART)/crds/warmupruns.danki.dev.yaml
+# Images built by docker-build; the local cluster's catalog maps the `dev` tag to local jars.
+IMAGE_TAG ?= dev
+DOCKER ?= docker
+CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-chart.sh
+
+##@ Chart
+
+.PHONY: lint-chart
+lint-chart: chart-helm tool-shellcheck ## helm lint --strict (helm 3 and 4), template assertions, values table and CRD copy checks.
+	@echo "==> helm lint --strict (helm 3 and helm 4)"
+	$(HELM3) lint --strict $(CHART)
+	$(HELM4) lint --strict $(CHART)
+	@echo "==> helm template assertions"
+	$(PYTHON) $(CHART)/tests/template_test.py $(HELM3) $(HELM4)
+	@echo "==> values table and CRD copy"
+	$(PYTHON) $(CHART_SCRIPTS)/values-docs.py --check $(CHART)
+	@$(MAKE) --no-print-directory chart-crd-check CHART_CRD_MISSING=skip
+	@echo "==> shellcheck"
+	$(SHELLCHECK) $(CHART_SHELL_SCRIPTS)
+
+.PHONY: lint-docker
+lint-docker: ## Check the Dockerfile statically (pinned bases, non-root USER, exec ENTRYPOINT, k6 version), with a self-test.
+	$(PYTHON) $(CHART_SCRIPTS)/lint-dockerfile.py --self-test $(REPO)
+
+.PHONY: chart-docs
+chart-docs: ## Regenerate the values table in charts/danki/README.md from the comments in values.yaml.
+	$(PYTHON) $(CHART_SCRIPTS)/values-docs.py $(CHART)
+
+.PHONY: chart-crd
+chart-crd: ## Copy the operator's generated WarmupRun CRD into charts/danki/crds/ (needs `make build`).
+	@test -f $(GENERATED_CRD) || { echo "chart-crd: $(GENERATED_CRD) does not exist; run 'make build' first" >&2; exit 1; }
+	cp $(GENERATED_CRD) $(CHART_CRD)
+	@echo "chart-crd: $(CHART_CRD) updated from the operator build"
+
+# CHART_CRD_MISSING=skip tolerates a missing generated CRD (lint runs before the build); the
+# cluster test runs after `make build` and insists.
+.PHONY: chart-crd-check
+chart-crd-check:
+	@if [ ! -f $(GENERATED_CRD) ]; then \
+	  if [ "$(CHART_CRD_MISSING)" = skip ]; then \
+	    echo "chart-crd-check: SKIPPED, $(GENERATED_CRD) not built yet (make build generates it)"; exit 0; fi; \
+	  echo "chart-crd-check: $(GENERATED_CRD) does not exist; run 'make build'" >&2; exit 1; fi
+	@cmp -s $(GENERATED_CRD) $(CHART_CRD) || { \
+	  echo "chart-crd-check: $(CHART_CRD) differs from the operator's generated CRD; run 'make chart-crd' and commit it" >&2; \
+	  diff -u $(CHART_CRD) $(GENERATED_CRD) | head -40 >&2; exit 1; }
+	@echo "chart-crd-check: charts/danki/crds/ matches the operator's generated CRD"
+
+.PHONY: test-chart
+test-chart: e2e-chart ## Cluster test of the chart on the running local cluster (make cluster-up first).
+
+.PHONY: e2e-chart
+e2e-chart: build chart-helm ## Install, check RBAC, upgrade and uninstall the chart on the running local cluster, with helm 3 and 4.
+	@$(MAKE) --no-print-directory chart-crd-check
+	HELM3=$(HELM3) HELM4=$(HELM4) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-chart.sh
+
+.PHONY: docker-build
+docker-build: ## Build the danki/operator and danki/sample-service images (IMAGE_TAG=dev); needs a Docker engine.
+	@$(DOCKER) info >/dev/null 2>&1 || { \
+	  echo "docker-build: no Docker engine is reachable ('$(DOCKER) info' failed)." >&2; \
+	  echo "  This machine has none; build on a machine with Docker, or use the local cluster (make cluster-up)," >&2; \
+	  echo "  whose node agent runs danki/operator:dev from the jar. See docs/install.md." >&2; exit 1; }
+	$(DOCKER) build --target operator --build-arg K6_VERSION=$(K6_VERSION) -t danki/operator:$(IMAGE_TAG) $(REPO)
+	$(DOCKER) build --target sample-service -t danki/sample-service:$(IMAGE_TAG) $(REPO)
+
+# helm 3 and helm 4 are built by the root Makefile's tool-helm; only ask for it when one is missing.
+.PHONY: chart-helm
+chart-helm:
+	@test -x $(HELM3) && test -x $(HELM4) || $(MAKE) --no-print-directory tool-helm
+
+.PHONY: tool-shellcheck
+tool-shellcheck: ## Install shellcheck from Debian's packages when it is missing.
+	@command -v $(SHELLCHECK) >/dev/null 2>&1 || { \
+	  echo "==> installing shellcheck (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck >/dev/null; }
+	@$(SHELLCHECK) --version | sed -n 2p
+
+lint: lint-chart lint-docker
+e2e-suites: e2e-chart

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Renders charts/danki with `helm template` and asserts what users rely on.
+
+Answers: do the defaults install what the README promises (2 replicas with leader election,
+least-privilege ClusterRole, secure pod), does namespaced mode use Roles only, and does a typo
+or a bad value fail with a message naming it?
+
+Usage: template_test.py HELM [HELM...]   (each helm binary runs every case; helm 3 and helm 4)
+Prints one line per check and ends with 'N passed, N failed'; exits 1 on any failure.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+CHART = Path(__file__).resolve().parent.parent
+RELEASE, NAMESPACE = "danki", "danki-system"
+
+# The exact rules the operator gets wherever it watches. A change here is a change to the
+# product's security posture: update the README's RBAC table and the cluster test with it.
+WATCH_RULES = [
+    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]},
+    {"apiGroups": ["apps"], "resources": ["replicasets"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+    {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
+    {"apiGroups": ["danki.dev"], "resources": ["warmupruns"],
+     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
+    {"apiGroups": ["danki.dev"], "resources": ["warmupruns/status"], "verbs": ["get", "update", "patch"]},
+]
+LEASE_RULES = [
+    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
+     "verbs": ["get", "update", "patch"]},
+]
+# Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
+SCHEMA_PASS_THROUGH = {"global", "extraEnv[].valueFrom", "affinity.nodeAffinity", "affinity.podAffinity",
+                       "affinity.podAntiAffinity", "topologySpreadConstraints[]"}
+
+results = {"passed": 0, "failed": 0}
+
+
+def check(name, ok, detail=""):
+    results["passed" if ok else "failed"] += 1
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {detail}"))
+
+
+def render(helm, *args):
+    """(exit code, parsed documents, stderr) of `helm template` with the given flags."""
+    cmd = [helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    docs = [d for d in yaml.safe_load_all(proc.stdout) if d] if proc.returncode == 0 else []
+    return proc.returncode, docs, proc.stderr
+
+
+def find(docs, kind, name=None, namespace=None):
+    return [d for d in docs if d["kind"] == kind
+            and (name is None or d["metadata"]["name"] == name)
+            and (namespace is None or d["metadata"].get("namespace") == namespace)]
+
+
+def env_of(container):
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
+
+
+def test_defaults(helm):
+    code, docs, err = render(helm, "--include-crds")
+    check("defaults render", code == 0, err)
+    if code != 0:
+        return
+    kinds = sorted(d["kind"] for d in docs)
+    expected = sorted(["CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+                       "RoleBinding", "Deployment", "Service", "PodDisruptionBudget"])
+    check("defaults: exactly the documented objects", kinds == expected, f"got {kinds}")
+    crd = find(docs, "CustomResourceDefinition", "warmupruns.danki.dev")
+    check("CRD warmupruns.danki.dev, namespaced, status subresource",
+          crd and crd[0]["spec"]["scope"] == "Namespaced"
+          and any("status" in v.get("subresources", {}) for v in crd[0]["spec"]["versions"]))
+    dep = find(docs, "Deployment", "danki", NAMESPACE)
+    check("Deployment danki in the release namespace", len(dep) == 1)
+    if not dep:
+        return
+    spec = dep[0]["spec"]
+    pod = spec["template"]["spec"]
+    (c,) = pod["containers"]
+    env = env_of(c)
+    check("2 replicas", spec["replicas"] == 2, spec["replicas"])
+    check("runs under the chart's ServiceAccount", pod["serviceAccountName"] == "danki"
+          and find(docs, "ServiceAccount", "danki", NAMESPACE))
+    check("image defaults to danki/operator:<appVersion>", c["image"] == "danki/operator:0.1.0", c["image"])
+    check("leader election on, Lease in the release namespace",
+          env["DANKI_LEADER_ELECTION"] == "true" and env["DANKI_LEASE_NAMESPACE"] == NAMESPACE
+          and env["DANKI_LEASE_NAME"] == "danki-operator", env)
+    check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "4"
+          and env["DANKI_DEFAULT_FAILURE_POLICY"] == "open" and env["DANKI_HTTP_PORT"] == "8080"
+          and env["DANKI_LOG_FORMAT"] == "json" and env["DANKI_LOG_LEVEL"] == "info", env)
+    check("POD_NAME and POD_NAMESPACE from the downward API",
+          env["POD_NAME"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+          and env["POD_NAMESPACE"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}, env)
+    check("k6 paths left to the image by default", "DANKI_K6_BINARY" not in env and "DANKI_K6_SCRIPT" not in env)
+    check("probes on /healthz and /readyz at the http port",
+          c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+          and c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+          and c["ports"] == [{"name": "http", "containerPort": 8080, "protocol": "TCP"}])
+    check("resources set", c["resources"]["requests"]["memory"] and c["resources"]["limits"]["memory"])
+    psc, csc = pod["securityContext"], c["securityContext"]
+    check("pod: runAsNonRoot with a fixed non-root UID, seccomp RuntimeDefault",
+          psc["runAsNonRoot"] is True and psc["runAsUser"] == 65532 and psc["runAsUser"] != 0
+          and psc["seccompProfile"] == {"type": "RuntimeDefault"}, psc)
+    check("container: read-only root, no escalation, drop ALL",
+          csc["readOnlyRootFilesystem"] is True and csc["allowPrivilegeEscalation"] is False
+          and csc["capabilities"] == {"drop": ["ALL"]}, csc)
+    check("/tmp is a writable emptyDir", c["volumeMounts"] == [{"name": "tmp", "mountPath": "/tmp"}]
+          and pod["volumes"][0]["emptyDir"]["sizeLimit"] == "64Mi")
+    (cr,) = find(docs, "ClusterRole", "danki")
+    check("ClusterRole has exactly the least-privilege rules", cr["rules"] == WATCH_RULES,
+          json.dumps(cr["rules"]))
+    (crb,) = find(docs, "ClusterRoleBinding", "danki")
+    check("ClusterRoleBinding binds the ServiceAccount",
+          crb["subjects"] == [{"kind": "ServiceAccount", "name": "danki", "namespace": NAMESPACE}]
+          and crb["roleRef"]["name"] == "danki")
+    lease = find(docs, "Role", "danki-leader-election", NAMESPACE)
+    check("Lease Role in the release namespace, only its own Lease", lease and lease[0]["rules"] == LEASE_RULES,
+          lease and lease[0]["rules"])
+    all_rules = cr["rules"] + (lease[0]["rules"] if lease else [])
+    check("no wildcard, no secrets, no configmaps, no pod writes",
+          not any("*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"] for r in all_rules)
+          and not any(res in ("secrets", "configmaps") for r in all_rules for res in r["resources"])
+          and not any(r["resources"] == ["pods"] and set(r["verbs"]) - {"get", "list", "watch"} for r in all_rules))
+    (pdb,) = find(docs, "PodDisruptionBudget", "danki")
+    check("PDB keeps one replica", pdb["spec"]["minAvailable"] == 1
+          and pdb["spec"]["selector"]["matchLabels"] == spec["selector"]["matchLabels"])
+    (svc,) = find(docs, "Service", "danki-metrics")
+    check("metrics Service targets the http port",
+          svc["spec"]["ports"][0]["targetPort"] == "http" and svc["spec"]["selector"] == spec["selector"]["matchLabels"])
+    check("every object carries the release label",
+          all(d["metadata"].get("labels", {}).get("app.kubernetes.io/instance") == RELEASE
+              for d in docs if d["kind"] != "CustomResourceDefinition"))
+
+
+def test_namespaced(helm):
+    code, docs, err = render(helm, "--set", "watchNamespaces={shop,payments}")
+    check("namespaced mode renders", code == 0, err)
+    if code != 0:
+        return
+    check("namespaced mode: no ClusterRole or ClusterRoleBinding",
+          not find(docs, "ClusterRole") and not find(docs, "ClusterRoleBinding"))
+    for ns in ("shop", "payments"):
+        role = find(docs, "Role", "danki", ns)
+        check(f"namespaced mode: Role in {ns} with the same rules", role and role[0]["rules"] == WATCH_RULES)
+        rb = find(docs, "RoleBinding", "danki", ns)
+        check(f"namespaced mode: RoleBinding in {ns} to the ServiceAccount in {NAMESPACE}",
+              rb and rb[0]["subjects"] == [{"kind": "ServiceAccount", "name": "danki", "namespace": NAMESPACE}]
+              and rb[0]["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "danki"})
+    check("namespaced mode: Lease Role still in the release namespace",
+          find(docs, "Role", "danki-leader-election", NAMESPACE))
+    roles = find(docs, "Role")
+    check("namespaced mode: no Role anywhere else", sorted(r["metadata"]["namespace"] for r in roles)
+          == sorted(["shop", "payments", NAMESPACE]))
+    (dep,) = find(docs, "Deployment")
+    env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+    check("namespaced mode: DANKI_WATCH_NAMESPACES=shop,payments", env["DANKI_WATCH_NAMESPACES"] == "shop,payments")
+
+
+def test_rejected(helm):
+    cases = [
+        ("a top-level typo", ["--set", "replicaCont=3"], "replicaCont"),
+        ("a nested typo", ["--set", "image.tg=1.0"], "tg"),
+        ("a typo in a security context", ["--set", "containerSecurityContext.readOnlyRootFilesytem=false"],
+         "readOnlyRootFilesytem"),
+        ("an unknown failure policy", ["--set", "defaultFailurePolicy=maybe"], "defaultFailurePolicy"),
+        ("concurrency 0", ["--set", "concurrency=0"], "concurrency"),
+        ("a namespace that is not a DNS label", ["--set", "watchNamespaces={Shop_1}"], "watchNamespaces"),
+        ("two replicas without leader election", ["--set", "leaderElection.enabled=false"], "leaderElection"),
+        ("a PDB that blocks every drain", ["--set", "replicaCount=1"], "minAvailable"),
+    ]
+    for name, args, word in cases:
+        code, _, err = render(helm, *args)
+        check(f"rejects {name}, naming '{word}'", code != 0 and word in err, f"exit {code}; stderr: {err.strip()}")
+
+
+def test_options(helm):
+    code, docs, err = render(helm, "--set", "serviceMonitor.enabled=true", "--set", "grafanaDashboard.enabled=true",
+                             "--set", "image.digest=sha256:" + "a" * 64, "--set", "k6.binary=/opt/k6",
+                             "--set", "replicaCount=1", "--set", "podDisruptionBudget.enabled=false")
+    check("options render", code == 0, err)
+    if code != 0:
+        return
+    check("ServiceMonitor scrapes /metrics on the metrics port",
+          find(docs, "ServiceMonitor") and find(docs, "ServiceMonitor")[0]["spec"]["endpoints"][0]["port"]
+          == "http-metrics")
+    cms = find(docs, "ConfigMap", "danki-dashboard")
+    dashboard = json.loads(cms[0]["data"]["danki.json"]) if cms else {}
+    exprs = " ".join(t.get("expr", "") for p in dashboard.get("panels", []) for t in p.get("targets", []))
+    metrics = ["danki_warmup_runs_total", "danki_warmup_duration_seconds", "danki_warmup_latency_seconds",
+               "danki_warmup_requests_total", "danki_warmups_in_progress", "danki_warmups_queued"]
+    missing = [m for m in metrics if m not in exprs]
+    check("dashboard ConfigMap holds a dashboard using every danki_* metric", cms and not missing, missing)
+    (dep,) = find(docs, "Deployment")
+    c = dep["spec"]["template"]["spec"]["containers"][0]
+    check("a digest pins the image", c["image"] == "danki/operator@sha256:" + "a" * 64, c["image"])
+    check("k6.binary reaches DANKI_K6_BINARY", env_of(c).get("DANKI_K6_BINARY") == "/opt/k6")
+    check("no PDB when disabled", not find(docs, "PodDisruptionBudget"))
+
+
+def schema_objects(node, path=""):
+    """Every object-typed schema node with its dotted path."""
+    if node.get("type") == "object" or "properties" in node:
+        yield path, node
+    for key, child in node.get("properties", {}).items():
+        yield from schema_objects(child, f"{path}.{key}" if path else key)
+    if isinstance(node.get("items"), dict):
+        yield from schema_objects(node["items"], f"{path}[]")
+    if isinstance(node.get("additionalProperties"), dict):
+        yield from schema_objects(node["additionalProperties"], f"{path}.*")
+
+
+def test_schema():
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    loose = [p or "(root)" for p, n in schema_objects(schema)
+             if "additionalProperties" not in n and p not in SCHEMA_PASS_THROUGH]
+    check("schema: every object sets additionalProperties", not loose, loose)
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    check("schema: every top-level value has a schema entry and vice versa",
+          set(values) == set(schema["properties"]) - {"global"},
+          set(values) ^ (set(schema["properties"]) - {"global"}))
+
+
+def main(helms):
+    if not helms:
+        sys.exit("usage: template_test.py HELM [HELM...]")
+    test_schema()
+    for helm in helms:
+        version = subprocess.run([helm, "version", "--short"], capture_output=True, text=True).stdout.strip()
+        print(f"== {helm} ({version})")
+        test_defaults(helm)
+        test_namespaced(helm)
+        test_rejected(helm)
+        test_options(helm)
+    print(f"{results['passed']} passed, {results['failed']} failed")
+    sys.exit(1 if results["failed"] else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# Cluster test of charts/danki on the running local cluster (make cluster-up), once with helm 3
+# and once with helm 4. Answers: does the chart, installed as a user would, run the operator
+# under its own ServiceAccount with exactly the RBAC the README promises, and do upgrade and
+# uninstall leave nothing behind but the CRD?
+#
+# Per helm, in namespaces of its own (danki-e2e-<h>, -app, -other), deleted at the end:
+#   1. helm install, image tag dev, namespaced mode watching -app; both replicas available;
+#      the Lease is held by one of the chart's pods, which run as the chart's ServiceAccount.
+#   2. `kubectl auth can-i --list` for the ServiceAccount in -app, the release namespace and
+#      -other equals the expected list exactly (an added rule fails), plus explicit negatives.
+#   3. The operator really works with only these rules: an annotated Deployment in -app gets
+#      its pod warmed (gate condition True, reason WarmedUp) and a WarmupRun.
+#   4. helm upgrade to watch -other too (Role appears), back (Role goes), then cluster-wide
+#      mode with 0 replicas (ClusterRole; no operator left watching the shared cluster).
+#   5. helm uninstall: no object labelled with the release is left anywhere; the CRD stays.
+#
+# Env: KUBECTL, HELM3, HELM4 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
+#      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 240).
+# Ends with 'N passed, N failed'; exits 1 on any failure.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+KUBECTL="${KUBECTL:-$REPO/bin/kubectl}"
+HELM3="${HELM3:-$REPO/bin/helm3}"
+HELM4="${HELM4:-$REPO/bin/helm4}"
+export KUBECONFIG="${KUBECONFIG:-$REPO/.cluster/admin.kubeconfig}"
+IMAGE_TAG="${IMAGE_TAG:-dev}"
+TIMEOUT="${E2E_CHART_TIMEOUT:-240}"
+CHART="$REPO/charts/danki"
+LEASE=danki-operator
+PASSED=0
+FAILED=0
+
+pass() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
+check() { # check NAME COMMAND...: passes when COMMAND succeeds
+  local name=$1; shift
+  if "$@"; then pass "$name"; else fail "$name"; fi
+}
+die() { echo "e2e-chart: $*" >&2; exit 1; }
+kc() { "$KUBECTL" "$@"; }
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 2 s until it succeeds or time runs out.
+wait_for() {
+  local deadline=$((SECONDS + $1)) what=$2; shift 2
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then echo "     timed out after $((SECONDS - deadline + $1)) s waiting for $what"; return 1; fi
+    sleep 2
+  done
+}
+
+preflight() {
+  [[ -x $KUBECTL ]] || die "$KUBECTL missing; run 'make tool-kube'"
+  [[ -f $KUBECONFIG ]] || die "$KUBECONFIG missing; start the local cluster with 'make cluster-up'"
+  kc get --raw /readyz >/dev/null 2>&1 || die "the cluster at $KUBECONFIG does not answer; run 'make cluster-up'"
+  [[ -f $REPO/operator/target/operator-all.jar ]] || die "operator jar missing; run 'make build'"
+}
+
+# The rules of the chart, as `kubectl auth can-i --list` prints them (resource, names, verbs).
+watch_rules() {
+  cat <<'EOF'
+deployments.apps [] [] [get list watch patch]
+events [] [] [create patch]
+events.events.k8s.io [] [] [create patch]
+pods [] [] [get list watch]
+pods/status [] [] [patch]
+replicasets.apps [] [] [get list watch]
+warmupruns.danki.dev [] [] [get list watch create update patch delete]
+warmupruns.danki.dev/status [] [] [get update patch]
+EOF
+}
+lease_rules() {
+  cat <<EOF
+leases.coordination.k8s.io [] [] [create]
+leases.coordination.k8s.io [] [$LEASE] [get update patch]
+EOF
+}
+
+# can_i_list NS SA_NS SA: the rules of SA in NS, one normalized line each, sorted.
+can_i_list() {
+  kc auth can-i --list -n "$1" --as="system:serviceaccount:$2:$3" --no-headers | sed -E 's/[[:space:]]+/ /g; s/ $//' | sort
+}
+
+# expect_rules NAME NS SA_NS SA BASELINE EXTRA...: SA's rules in NS are exactly BASELINE plus EXTRA.
+expect_rules() {
+  local name=$1 ns=$2 sa_ns=$3 sa=$4 baseline=$5; shift 5
+  local want got
+  want=$( { printf '%s\n' "$baseline"; printf '%s\n' "$@"; } | sed '/^$/d' | sort -u)
+  got=$(can_i_list "$ns" "$sa_ns" "$sa")
+  if [[ $want == "$got" ]]; then pass "$name"; else
+    fail "$name"; diff <(echo "$want") <(echo "$got") | sed 's/^/     /' || true
+  fi
+}
+
+# denied NS SA_NS SA VERB RESOURCE [FLAGS]: can-i must answer no.
+denied() {
+  local ns=$1 sa_ns=$2 sa=$3; shift 3
+  if kc auth can-i "$@" -n "$ns" --as="system:serviceaccount:$sa_ns:$sa" >/dev/null 2>&1; then
+    fail "denied in $ns: $*"
+  else pass "denied in $ns: $*"; fi
+}
+allowed() {
+  local ns=$1 sa_ns=$2 sa=$3; shift 3
+  if kc auth can-i "$@" -n "$ns" --as="system:serviceaccount:$sa_ns:$sa" >/dev/null 2>&1; then
+    pass "allowed in $ns: $*"
+  else fail "allowed in $ns: $*"; fi
+}
+
+lease_held_by_chart_pod() { # NS RELEASE
+  local holder
+  holder=$(kc -n "$1" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null) || return 1
+  [[ -n $holder ]] && kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o name | grep -qx "pod/$holder"
+}
+
+pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
+  local sas
+  sas=$(kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o jsonpath='{range .items[*]}{.spec.serviceAccountName}{"\n"}{end}')
+  [[ $(grep -c . <<<"$sas") -eq 2 && $(sort -u <<<"$sas") == "$3" ]]
+}
+
+warm_target() { # NS: an annotated Deployment the operator must warm
+  kc -n "$1" apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: warm-target
+  annotations:
+    danki.dev/warmup: enabled
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: warm-target}
+  template:
+    metadata:
+      labels: {app: warm-target}
+    spec:
+      containers:
+        - name: http
+          image: danki/http-status:dev
+          env: [{name: PORT, value: "8080"}]
+          ports: [{name: http, containerPort: 8080}]
+          readinessProbe:
+            httpGet: {path: /, port: http}
+            periodSeconds: 2
+EOF
+}
+
+pod_warmed() { # NS: some warm-target pod has danki.dev/warmed True with reason WarmedUp
+  kc -n "$1" get pods -l app=warm-target \
+    -o jsonpath='{range .items[*]}{range .status.conditions[?(@.type=="danki.dev/warmed")]}{.status}/{.reason}{"\n"}{end}{end}' \
+    | grep -qx 'True/WarmedUp'
+}
+
+leftovers() { # RELEASE: every object labelled with the release, cluster-wide
+  local kinds
+  kinds=$(kc api-resources --verbs=list -o name | grep -vE '^(events|events\.events\.k8s\.io)$' | paste -sd, -)
+  kc get "$kinds" -A -l "app.kubernetes.io/instance=$1" -o name 2>/dev/null
+}
+no_leftovers() { [[ -z $(leftovers "$1") ]]; }
+
+# Objects in NS that a user would find after uninstall, other than what Kubernetes makes itself.
+namespace_residue() {
+  local kinds
+  kinds=$(kc api-resources --verbs=list --namespaced -o name | grep -vE '^(events|events\.events\.k8s\.io)$' | paste -sd, -)
+  kc -n "$1" get "$kinds" -o name 2>/dev/null \
+    | grep -vxE 'serviceaccount/default|configmap/kube-root-ca.crt' || true
+}
+
+cleanup() {
+  local helm=$1 rel=$2 ns=$3
+  "$helm" uninstall "$rel" -n "$ns" --wait --timeout 60s >/dev/null 2>&1 || true
+  kc delete namespace "$ns" "$ns-app" "$ns-other" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+}
+
+run_suite() {
+  local helm=$1 short=$2
+  local rel="danki-e2e-$short" ns="danki-e2e-$short"
+  local app="$ns-app" other="$ns-other" sa="danki-e2e-$short"
+  local common=(--namespace "$ns" --set "image.tag=$IMAGE_TAG" --set "leaderElection.leaseName=$LEASE"
+    --set logging.format=text --wait --timeout "${TIMEOUT}s")
+  echo "== $short: $("$helm" version --short)"
+  # shellcheck disable=SC2064 # expand now: the trap must clean this suite's names
+  trap "cleanup '$helm' '$rel' '$ns'" EXIT
+  kc create namespace "$app" >/dev/null
+  kc create namespace "$other" >/dev/null
+
+  # 1. install, namespaced mode
+  if "$helm" install "$rel" "$CHART" --create-namespace "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then
+    pass "$short: helm install (watching $app)"
+  else fail "$short: helm install (watching $app)"; kc -n "$ns" get pods -o wide || true; return; fi
+  check "$short: Deployment available, 2 ready replicas" \
+    wait_for "$TIMEOUT" "2 ready replicas" bash -c "[[ \$('$KUBECTL' -n '$ns' get deploy '$rel' -o jsonpath='{.status.readyReplicas}') == 2 ]]"
+  check "$short: operator pods run as the chart's ServiceAccount $sa" pods_use_sa "$ns" "$rel" "$sa"
+  check "$short: Lease $ns/$LEASE held by one of the chart's pods" \
+    wait_for "$TIMEOUT" "a leader" lease_held_by_chart_pod "$ns" "$rel"
+
+  # 2. RBAC, exactly; the baseline is what any ServiceAccount gets on this cluster
+  local baseline
+  baseline=$(can_i_list "$other" "$other" "no-such-serviceaccount")
+  mapfile -t watch < <(watch_rules)
+  mapfile -t lease < <(lease_rules)
+  expect_rules "$short: can-i --list in $app is the baseline plus the watch rules" "$app" "$ns" "$sa" "$baseline" "${watch[@]}"
+  expect_rules "$short: can-i --list in $ns is the baseline plus the Lease rules" "$ns" "$ns" "$sa" "$baseline" "${lease[@]}"
+  expect_rules "$short: can-i --list in $other is the baseline only" "$other" "$ns" "$sa" "$baseline"
+  allowed "$app" "$ns" "$sa" patch pods --subresource=status
+  allowed "$ns" "$ns" "$sa" update "leases/$LEASE"
+  for ns_ in "$app" "$ns" "$other"; do
+    denied "$ns_" "$ns" "$sa" get secrets
+    denied "$ns_" "$ns" "$sa" list secrets
+  done
+  for verb in create update patch delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" pods; done
+  denied "$app" "$ns" "$sa" create pods --subresource=exec
+  denied "$app" "$ns" "$sa" create pods --subresource=eviction
+  for verb in create update delete; do denied "$app" "$ns" "$sa" "$verb" deployments.apps; done
+  denied "$app" "$ns" "$sa" patch replicasets.apps
+  denied "$app" "$ns" "$sa" get configmaps
+  denied "$app" "$ns" "$sa" create serviceaccounts/token
+  denied "$other" "$ns" "$sa" list deployments.apps
+  denied "$other" "$ns" "$sa" list pods
+  denied "$ns" "$ns" "$sa" update leases/some-other-lease
+  denied "$ns" "$ns" "$sa" delete "leases/$LEASE"
+  denied "$other" "$ns" "$sa" create leases.coordination.k8s.io
+  denied "" "$ns" "$sa" list nodes
+  denied "" "$ns" "$sa" create clusterroles.rbac.authorization.k8s.io
+  denied "" "$ns" "$sa" delete customresourcedefinitions.apiextensions.k8s.io
+  denied "$app" "$ns" "$sa" impersonate serviceaccounts
+
+  # 3. the operator works with only these rules
+  warm_target "$app"
+  check "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)" \
+    wait_for "$TIMEOUT" "a warmed pod" pod_warmed "$app"
+  check "$short: a WarmupRun records it" bash -c "[[ -n \$('$KUBECTL' -n '$app' get warmupruns -o name) ]]"
+
+  # 4. upgrades: a second namespace, back again, then cluster-wide with no replicas
+  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app,$other}" >/dev/null; then
+    pass "$short: helm upgrade to watch $app and $other"
+  else fail "$short: helm upgrade to watch $app and $other"; fi
+  expect_rules "$short: after upgrade, can-i --list in $other has the watch rules" "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
+  check "$short: after upgrade, the operator restarted with both namespaces" \
+    wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s
+  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then
+    pass "$short: helm upgrade back to $app only"
+  else fail "$short: helm upgrade back to $app only"; fi
+  check "$short: the Role and RoleBinding in $other are gone" \
+    bash -c "[[ -z \$('$KUBECTL' -n '$other' get roles,rolebindings -l app.kubernetes.io/instance=$rel -o name) ]]"
+  expect_rules "$short: can-i --list in $other is the baseline again" "$other" "$ns" "$sa" "$baseline"
+  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set replicaCount=0 --set podDisruptionBudget.enabled=false \
+    --set-json 'watchNamespaces=[]' >/dev/null; then
+    pass "$short: helm upgrade to cluster-wide mode (0 replicas)"
+  else fail "$short: helm upgrade to cluster-wide mode (0 replicas)"; fi
+  expect_rules "$short: cluster-wide, can-i --list in $other is the baseline plus the watch rules" \
+    "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
+  check "$short: cluster-wide, no Role left in $app" \
+    bash -c "[[ -z \$('$KUBECTL' -n '$app' get roles,rolebindings -l app.kubernetes.io/instance=$rel -o name) ]]"
+  denied "$other" "$ns" "$sa" get secrets
+
+  # 5. uninstall: nothing left but the CRD (and the Lease the operator made, documented in NOTES)
+  if "$helm" uninstall "$rel" -n "$ns" --wait --timeout "${TIMEOUT}s" >/dev/null; then
+    pass "$short: helm uninstall"
+  else fail "$short: helm uninstall"; fi
+  if wait_for 90 "garbage collection" no_leftovers "$rel"; then pass "$short: no object labelled with the release is left"
+  else fail "$short: no object labelled with the release is left"; leftovers "$rel" | sed 's/^/     /'; fi
+  local residue
+  residue=$(namespace_residue "$ns")
+  if [[ $residue == "lease.coordination.k8s.io/$LEASE" || -z $residue ]]; then
+    pass "$short: the release namespace holds nothing from the chart (Lease kept by the operator: ${residue:-none})"
+  else fail "$short: the release namespace is not empty:"; printf '     %s\n' $residue; fi
+  check "$short: the CRD stays after uninstall" kc get crd warmupruns.danki.dev -o name
+  cleanup "$helm" "$rel" "$ns"
+  trap - EXIT
+}
+
+main() {
+  preflight
+  local h
+  for h in ${E2E_CHART_HELMS:-helm3 helm4}; do
+    case $h in
+      helm3) [[ -x $HELM3 ]] || die "$HELM3 missing; run 'make tool-helm'"; run_suite "$HELM3" h3 ;;
+      helm4) [[ -x $HELM4 ]] || die "$HELM4 missing; run 'make tool-helm'"; run_suite "$HELM4" h4 ;;
+      *) die "E2E_CHART_HELMS: unknown helm '$h' (helm3 or helm4)" ;;
+    esac
+  done
+  echo "$PASSED passed, $FAILED failed"
+  ((FAILED == 0))
+}
+
+main "$@"
