@@ -86,7 +86,7 @@ def render(out, meta, runs, results):
     run_table = [[r["pod"], r["phase"], r["stop"], r["requests"]] + [fmt(v) for v in r["cold"]]
                  + [fmt(v) for v in r["warm"]] for r in run_rows]
     run_bars = grouped_bars("WarmupRun P95 per pod: what a user would have met cold vs after danki (ms)",
-                            [r["pod"][-14:] for r in run_rows],
+                            [r["pod"].removeprefix("exam-warm-") for r in run_rows],
                             [("cold pass P95", COLOURS[COLD], [r["cold"][-1] for r in run_rows]),
                              ("warm pass P95", COLOURS[WARM], [r["warm"][-1] for r in run_rows])]) if run_rows else ""
     machine = escape(meta.get("machine", "unknown machine"))
