@@ -47,6 +47,12 @@ def run_phase_counts(runs):
     return counts
 
 
+def run_pod(run):
+    """The pod a WarmupRun warms (spec.podName; older records had it in the status only)."""
+    return (run.get("spec") or {}).get("podName") or (run.get("status") or {}).get("podName") \
+        or run["metadata"]["name"]
+
+
 def describe(app, pods, runs, want):
     live = [p for p in pods if p["app"] == app and not p["deleting"]]
     ready = sum(p["ready"] for p in live)
@@ -57,8 +63,7 @@ def describe(app, pods, runs, want):
         text += f", {starting} starting"
     if gated:
         text += f", {gated} gated"
-    app_runs = [r for r in runs if (r.get("status") or {}).get("podName", "").startswith(app + "-")
-                or r["metadata"]["name"].startswith(app + "-")]
+    app_runs = [r for r in runs if run_pod(r).startswith(app + "-")]
     counts = run_phase_counts(app_runs)
     if counts:
         text += " (WarmupRuns: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ")"

@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from latency import PERCENTILES, load_requests, summarize  # noqa: E402
+from progress import run_pod  # noqa: E402
 
 WARM, COLD = "exam-warm", "exam-cold"
 PUBLISHED = [("published: cold", [2148, 2521, 2768, 2971, 3045]),
@@ -44,7 +45,7 @@ def run_row(run):
     st = run.get("status") or {}
     req = st.get("requests") or {}
     req_text = "/".join(str(req.get(k, "-")) for k in ("cold", "warmup", "warm")) if isinstance(req, dict) else str(req)
-    return {"pod": st.get("podName") or run["metadata"]["name"], "phase": st.get("phase") or "-",
+    return {"pod": run_pod(run), "phase": st.get("phase") or "-",
             "stop": st.get("stopReason") or "-", "requests": req_text,
             "cold": [(st.get("cold") or {}).get(f"p{p}") for p in PERCENTILES],
             "warm": [(st.get("warm") or {}).get(f"p{p}") for p in PERCENTILES],

@@ -17,7 +17,9 @@ def sec(v):
 
 
 def ratio(a, b):
-    return "-" if a is None or not b else f"{a / b:.1f}x"
+    if a is None or not b:
+        return "-"
+    return f"{a / b:.2f}x" if a / b < 1 else f"{a / b:.1f}x"
 
 
 def table(header, rows):
@@ -36,24 +38,27 @@ def warmup_requests(r):
 
 def quality(records):
     rows = []
+    none = next((r["first100"].get("p95") for r in records if r["strategy"] == "none"), None)
     for r in records:
         f, s = r["first100"], r["steady"]
         rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), warmup_requests(r)]
                     + [ms(f.get(f"p{p}")) for p in (25, 50, 75, 90, 95)]
-                    + [ms(s.get("p95")), ratio(f.get("p95"), s.get("p95")), f.get("errors", "-")])
+                    + [ms(s.get("p95")), ratio(f.get("p95"), s.get("p95")), ratio(f.get("p95"), none),
+                       f.get("errors", "-")])
     return table(["strategy", "warm-up requests", "P25", "P50", "P75", "P90", "P95 (first 100)",
-                  "fully warm P95", "first-100 P95 / fully warm P95", "errors"], rows)
+                  "fully warm P95", "first-100 P95 / fully warm P95", "first-100 P95 / no warm-up's",
+                  "errors"], rows)
 
 
 def cost(records, startup):
-    rows, danki = [], None
+    rows = []
+    danki = next((r for r in records if r["strategy"] == "danki"), None)
+    danki_t = danki["t_ready"] - danki["t_containers_ready"] if danki else None
     for r in records:
         t = r["t_ready"] - r["t_containers_ready"]
-        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), sec(t),
+        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), sec(t), ratio(t, danki_t),
                      sec(r["t_containers_ready"] - r["t_scale"])])
-        if r["strategy"] == "danki":
-            danki = r
-    text = table(["strategy", "ContainersReady -> Ready (s)", "scale -> ContainersReady (s)"], rows)
+    text = table(["strategy", "ContainersReady -> Ready (s)", "/ danki's", "scale -> ContainersReady (s)"], rows)
     text += ("\n\nFor the fixed strategies, Ready is when their k6 run exited (a gate would open then); it "
              "includes k6's start-up and this harness noticing ContainersReady (0.2 s polling of a watch).")
     if danki:
