@@ -60,22 +60,23 @@ def proc(pid):
 
 
 def counter_times(log):
-    """POLL_LOG lines: '<epoch s> <counter value>'; when it first rose above its first value, and
-    when it last changed."""
-    first_value, first_move, last_move, previous = None, None, None, None
+    """POLL_LOG lines: '<epoch s> <counter value>' of a fresh pod (so the count starts at 0): when it
+    was first seen above 0, when it last changed, and whether it was already above 0 at the first
+    sample (then first_move is only an upper bound)."""
+    first_sample, first_move, last_move, previous = None, None, None, 0.0
     for line in open(log):
         parts = line.split()
         if len(parts) != 2:
             continue
         t, v = float(parts[0]), float(parts[1])
-        if first_value is None:
-            first_value = v
-        if v > first_value and first_move is None:
+        first_sample = v if first_sample is None else first_sample
+        if v > 0 and first_move is None:
             first_move = t
-        if previous is not None and v != previous:
+        if v != previous:
             last_move = t
         previous = v
-    return {"first_move": first_move, "last_move": last_move, "final": previous}
+    return {"first_move": first_move, "last_move": last_move, "final": previous,
+            "moved_before_first_sample": bool(first_sample)}
 
 
 def parse_value(raw):

@@ -2,22 +2,31 @@
 # Sourced by run-bench.sh after common.sh. One strategy at a time, each on a fresh pod, so no two
 # share the CPU: no warm-up, a fixed 3 requests, a fixed 100 requests, danki's adaptive stop.
 
-# poll_warmup_counter IP LOG: every 50 ms, the pod's count of X-Danki-Warmup requests (the sample
+# poll_warmup_counter IP LOG: every 0.1 s, the pod's count of X-Danki-Warmup requests (the sample
 # service counts them apart), so the first and last warm-up request can be timed from outside.
+# It polls /metrics only, never an exam route, and runs for every strategy alike.
 poll_warmup_counter() {
-  local ip=$1 log=$2 i value
-  for ((i = 0; i < 12000; i++)); do  # at most about 10 minutes
-    value=$(curl -s -m 1 "http://$ip:8080/metrics" |
-      awk '/^danki_sample_warmup_requests_total/ { s += $NF } END { print s + 0 }') || value=
-    [[ -n $value ]] && printf '%s %s\n' "$EPOCHREALTIME" "$value" >>"$log"
-    sleep 0.05
+  local ip=$1 log=$2 i page
+  for ((i = 0; i < 6000; i++)); do  # at most about 10 minutes
+    if page=$(curl -sf -m 1 "http://$ip:8080/metrics"); then
+      awk -v t="$EPOCHREALTIME" '/^danki_sample_warmup_requests_total/ { s += $NF } END { print t, s + 0 }' <<<"$page" >>"$log"
+    fi
+    sleep 0.1
   done
+}
+
+# first_pod LOG PREFIX FIELD: name and FIELD of the first pod named PREFIX* in a watch log.
+first_pod() {
+  "${MEASURE[@]}" pod-times "$1" "$2" | "$PY" -c 'import json, sys
+pods = json.load(sys.stdin)
+name = next(iter(pods), "")
+print(name, pods[name][sys.argv[1]] if name else "")' "$3"
 }
 
 # measure_strategy NS STRATEGY: scale a fresh Deployment 0 -> 1, warm its pod by STRATEGY, then
 # send it the first 100 real requests (exam-start), bring it to full warmth, and measure again.
 measure_strategy() {
-  local ns=$1 s=$2 dep=q-$2 annotate=0 log poll times pod ip t_cr t_ready t_k6=null poll_pid=''
+  local ns=$1 s=$2 dep=q-$2 annotate=0 log poll pod ip t_cr t_ready t_k6=null poll_pid
   [[ $s == danki ]] && annotate=1
   info "strategy $s: fresh pod of $dep"
   deploy_bench "$ns" "$dep" "$annotate" 0
@@ -25,11 +34,15 @@ measure_strategy() {
   start_watch "$ns" "app=$dep" "$log"
   local t_scale=$EPOCHREALTIME
   $K -n "$ns" scale deploy "$dep" --replicas=1 >/dev/null
+  # The pod's IP is known before it is ContainersReady: start timing warm-up requests from there.
+  until read -r pod ip < <(first_pod "$log" "$dep-" ip) && [[ -n $ip && $ip != None ]]; do
+    (($(date +%s) - ${t_scale%.*} < 240)) || die "$dep: no pod IP in 240 s"
+    sleep 0.1
+  done
+  poll_warmup_counter "$ip" "$poll" &
+  poll_pid=$!
   wait_pods "$log" "$dep-" 1 containersReady 240 || die "$dep: no pod ContainersReady in 240 s"
-  times=$("${MEASURE[@]}" pod-times "$log" "$dep-")
-  pod=$("$PY" -c 'import json,sys; print(next(iter(json.load(sys.stdin))))' <<<"$times")
-  ip=$(json_get "$pod" ip <<<"$times")
-  t_cr=$(json_get "$pod" containersReady <<<"$times")
+  read -r pod t_cr < <(first_pod "$log" "$dep-" containersReady)
   case $s in
     none) t_ready=$t_cr ;;
     fixed*)
@@ -37,12 +50,11 @@ measure_strategy() {
       k6_run "q-$s-warmup" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT="${s#fixed}" PATHS="$WARMUP_PATHS"
       t_ready=$EPOCHREALTIME ;;
     danki)
-      poll_warmup_counter "$ip" "$poll" &
-      poll_pid=$!
       wait_pods "$log" "$dep-" 1 ready 600 || die "$dep: pod not Ready within 600 s"
-      t_ready=$("${MEASURE[@]}" pod-times "$log" "$dep-" | json_get "$pod" ready)
-      kill "$poll_pid" 2>/dev/null || true; wait "$poll_pid" 2>/dev/null || true ;;
+      read -r pod t_ready < <(first_pod "$log" "$dep-" ready) ;;
   esac
+  sleep 0.3  # one more sample after the last warm-up request
+  kill "$poll_pid" 2>/dev/null || true; wait "$poll_pid" 2>/dev/null || true
   k6_run "q-$s-first" "$EXAM_START" BASE_URL="http://$ip:8080"
   k6_run "q-$s-fullwarm" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT="$FULL_WARM" \
     RATE="$FULL_WARM_RATE" PATHS="$WARMUP_PATHS"
@@ -52,7 +64,9 @@ measure_strategy() {
     first100="$("${MEASURE[@]}" latency "$OUT/k6/q-$s-first.csv" 100)" \
     steady="$("${MEASURE[@]}" latency "$OUT/k6/q-$s-steady.csv" 100)" \
     poll="$([[ -s $poll ]] && "${MEASURE[@]}" counter-times "$poll" || echo null)" \
-    run="$($K -n "$ns" get warmupruns -o json | "$PY" -c 'import json,sys; i=json.load(sys.stdin)["items"]; print(json.dumps(i[0]["status"] if i else None))')"
+    run="$($K -n "$ns" get warmupruns -o json | "$PY" -c 'import json, sys
+runs = [i.get("status") for i in json.load(sys.stdin)["items"] if i["spec"].get("podName") == sys.argv[1]]
+print(json.dumps(runs[0] if runs else None))' "$pod")"
   stop_watch
   remove_bench "$ns" "$dep"
 }

@@ -18,7 +18,8 @@ measure_scale() {
     pods="$("${MEASURE[@]}" pod-times "$log" "$dep-")" before="$before" after="$after" \
     runs="$($K -n "$ns" get warmupruns -o json | "$PY" -c '
 import json, sys
-print(json.dumps([dict(i["status"], pod=i["spec"].get("podName")) for i in json.load(sys.stdin)["items"] if "status" in i]))')"
+print(json.dumps([dict(i["status"], pod=i["spec"]["podName"]) for i in json.load(sys.stdin)["items"]
+                  if "status" in i and i["spec"].get("podName", "").startswith(sys.argv[1])]))' "$dep-")"
   stop_watch
   remove_bench "$ns" "$dep"
   info "N=$n concurrency=$c done"
