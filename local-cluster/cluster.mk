@@ -1,1 +1,40 @@
 # Make targets for local-cluster; included by the top-level Makefile.
+# The embedded local cluster: a real control plane plus the node agent (local-cluster/node-agent),
+# which plays the kubelet and runs pods as host processes. See docs/local-cluster.md.
+# CLUSTER_INSTANCE=N (1..199) runs a second, isolated cluster next to the shared default one:
+#   make cluster-up CLUSTER_INSTANCE=7   -> state in .cluster-7, API on 6450, bridge danki7.
+
+LOCAL_CLUSTER := $(REPO)/local-cluster
+AGENT_JAR := $(LOCAL_CLUSTER)/node-agent/target/node-agent-all.jar
+AGENT_SOURCES := $(shell find $(LOCAL_CLUSTER)/node-agent/src -type f 2>/dev/null)
+CLUSTER_INSTANCE ?= 0
+# Instance of the acceptance test, so it never disturbs the shared default cluster.
+TEST_CLUSTER_INSTANCE ?= 9
+# The scripts take CLUSTER_DIR from the environment; a non-default instance gets its own folder.
+CLUSTER_ENV = REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
+	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR))
+
+##@ Local cluster
+
+# Only the agent jar, so cluster-up does not wait for the operator and sample-service builds.
+$(AGENT_JAR): pom.xml $(LOCAL_CLUSTER)/node-agent/pom.xml $(AGENT_SOURCES)
+	@echo "==> building the node agent"
+	$(MVN) -q -pl local-cluster/node-agent -am package -DskipTests -Dktlint.skip -Ddetekt.skip
+	@touch $@
+
+.PHONY: node-agent
+node-agent: $(AGENT_JAR) ## Build only the node agent jar.
+
+.PHONY: cluster-up cluster-down cluster-status
+cluster-up: tool-kube $(AGENT_JAR) ## Start the local cluster in the background (prints KUBECONFIG=...); no-op if running.
+	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-up.sh
+
+cluster-down: ## Stop the local cluster and remove its pods' processes, namespaces and veths.
+	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-down.sh
+
+cluster-status: ## Show each local-cluster component (PID, RSS, health) and the node.
+	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-status.sh
+
+.PHONY: test-cluster
+test-cluster: tool-kube $(AGENT_JAR) ## Acceptance test of the local cluster, on its own instance ($(TEST_CLUSTER_INSTANCE)).
+	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_CLUSTER_INSTANCE) $(LOCAL_CLUSTER)/test/acceptance.sh

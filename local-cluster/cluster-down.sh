@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# cluster-down.sh - stop a local cluster instance by its recorded PIDs, in reverse start order
+# (the node agent first, so it stops its pods while the API server still answers; etcd last).
+# Then removes whatever the node agent may have left: network namespaces and veths with this
+# instance's name prefix (and every process inside those namespaces), and the bridge.
+# Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh). Keeps certificates and logs.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
+
+log() { printf '%s\n' "$*" >&2; }
+
+# stop name seconds: SIGTERM, wait up to seconds, then SIGKILL the process group
+stop() {
+  local n=$1 limit=$2 pid k
+  pid=$(pid_of "$n")
+  if [[ -z $pid ]] || ! kill -0 "$pid" 2>/dev/null; then
+    rm -f "$PIDS_DIR/$n.pid"
+    return
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((k = 0; k < limit * 10; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$n did not stop within ${limit}s; SIGKILL"
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$PIDS_DIR/$n.pid"
+  log "stopped $n (pid $pid)"
+}
+
+for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+  c=${COMPONENTS[i]}
+  # The agent gives its pods their grace periods (capped) before it exits.
+  if [[ $c == node-agent ]]; then stop "$c" 45; else stop "$c" 15; fi
+done
+
+# Anything the agent left behind: its namespaces (and their processes), veths, then the bridge.
+leftovers=0
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^danki$I-" || true); do
+  for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+  ip netns delete "$ns" 2>/dev/null || true
+  leftovers=$((leftovers + 1))
+done
+for v in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep "^dk${I}v" || true); do
+  ip link delete "$v" 2>/dev/null || true
+  leftovers=$((leftovers + 1))
+done
+((leftovers == 0)) || log "removed $leftovers network namespaces/veths the node agent left behind"
+if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
+log "cluster instance $I down"

@@ -1,0 +1,49 @@
+# cluster-env.sh - settings of one local-cluster instance; sourced by the cluster-* scripts.
+#
+# Instance 0 is the shared default (API server on 6443, bridge danki0, pods in 198.18.0.0/24).
+# CLUSTER_INSTANCE=N (1..199) gives a second, isolated cluster that can run at the same time:
+# every port moves by 100*N (etcd 2379+100N, API 6443+N, controller-manager 10257+100N,
+# scheduler 10259+100N), the bridge is dankiN and its pods get 198.18.N.0/24, which keeps every
+# instance inside 198.18.0.0/15 (the range reserved for benchmark tests).
+# Env read: REPO, BIN, CLUSTER_DIR (default: $REPO/.cluster for instance 0, $REPO/.cluster-N else),
+#           CLUSTER_INSTANCE (default 0).
+
+LC_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=${REPO:-$(cd "$LC_HOME/.." && pwd)}
+BIN=${BIN:-$REPO/bin}
+CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
+if ! [[ $CLUSTER_INSTANCE =~ ^[0-9]+$ ]] || ((CLUSTER_INSTANCE > 199)); then
+  echo "CLUSTER_INSTANCE must be a number from 0 to 199, got '$CLUSTER_INSTANCE'" >&2
+  exit 2
+fi
+I=$CLUSTER_INSTANCE
+if ((I == 0)); then CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster}; else CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster-$I}; fi
+
+PKI=$CLUSTER_DIR/pki
+LOGS=$CLUSTER_DIR/logs
+PIDS_DIR=$CLUSTER_DIR/pids
+KUBECONFIG_PATH=$CLUSTER_DIR/admin.kubeconfig
+KUBECTL=$BIN/kubectl
+
+PORT_SHIFT=$((100 * I))
+ETCD_CLIENT_PORT=$((2379 + PORT_SHIFT))
+ETCD_PEER_PORT=$((2380 + PORT_SHIFT))
+ETCD_METRICS_PORT=$((2381 + PORT_SHIFT))
+API_PORT=$((6443 + I))
+KCM_PORT=$((10257 + PORT_SHIFT))
+SCHEDULER_PORT=$((10259 + PORT_SHIFT))
+
+BRIDGE=danki$I
+POD_CIDR=198.18.$I.0/24
+BRIDGE_IP=198.18.$I.1
+NODE_NAME=danki$I-node
+SERVICE_CIDR=10.96.0.0/12
+SERVICE_IP=10.96.0.1
+API_URL=https://127.0.0.1:$API_PORT
+
+# Start order; cluster-down stops them in reverse.
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler node-agent)
+AGENT_JAR=$LC_HOME/node-agent/target/node-agent-all.jar
+
+pid_of() { cat "$PIDS_DIR/$1.pid" 2>/dev/null || true; }
+is_running() { local p; p=$(pid_of "$1"); [[ -n $p ]] && kill -0 "$p" 2>/dev/null; }

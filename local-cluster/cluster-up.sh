@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# cluster-up.sh - start the local cluster in the background and return once it is usable:
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
+# server, see below) and the node agent, which plays the kubelet for one Node.
+# Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
+#
+# The API server binds 0.0.0.0 so that pods can reach it on the bridge address ($BRIDGE_IP), as
+# in-cluster clients expect; it only accepts client certificates and service-account tokens.
+# Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh), KEEP_ETCD_DATA=1 keeps the etcd data
+#      of the previous run (default: every cluster-up starts from an empty etcd).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
+
+T0=$(date +%s%N)
+elapsed() { local ms=$((($(date +%s%N) - T0) / 1000000)); printf '%d.%02d' $((ms / 1000)) $((ms % 1000 / 10)); }
+log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >&2; }
+die() { echo "cluster-up: $*" >&2; exit 1; }
+
+# ---- already running? -----------------------------------------------------------
+running=() stopped=()
+for c in "${COMPONENTS[@]}"; do if is_running "$c"; then running+=("$c"); else stopped+=("$c"); fi; done
+if ((${#stopped[@]} == 0)); then
+  echo "cluster instance $I is already running (state in $CLUSTER_DIR); nothing to do"
+  echo "KUBECONFIG=$KUBECONFIG_PATH"
+  exit 0
+fi
+if ((${#running[@]} > 0)); then
+  die "instance $I is partly running (${running[*]} up, ${stopped[*]} down); run cluster-down first"
+fi
+
+# ---- prerequisites --------------------------------------------------------------
+((EUID == 0)) || die "must run as root (network namespaces, veths and mounts need it)"
+for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/kube-scheduler" "$KUBECTL"; do
+  [[ -x $b ]] || die "missing $b (run: make tool-kube)"
+done
+[[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR (run: make local-cluster/node-agent/target/node-agent-all.jar)"
+for t in openssl curl ip java setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
+for p in $ETCD_CLIENT_PORT $ETCD_PEER_PORT $ETCD_METRICS_PORT $API_PORT $KCM_PORT $SCHEDULER_PORT; do
+  if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
+done
+mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
+
+# ---- certificates and kubeconfigs (made once per CLUSTER_DIR, then reused) --------
+source "$LC_HOME/cluster-pki.sh"
+make_pki
+log "certificates and kubeconfigs ready in $CLUSTER_DIR"
+
+# ---- host bridge: pods' veths attach here; the host (and the API server) own its first address ----
+if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
+  ip link add "$BRIDGE" type bridge
+fi
+ip addr show dev "$BRIDGE" | grep -q "inet $BRIDGE_IP/" || ip addr add "$BRIDGE_IP/24" dev "$BRIDGE"
+ip link set "$BRIDGE" up
+
+# ---- processes ---------------------------------------------------------------------
+start() { # name cmd...   detached from this shell, so it outlives make
+  local n=$1; shift
+  setsid "$@" >"$LOGS/$n.log" 2>&1 </dev/null &
+  echo $! >"$PIDS_DIR/$n.pid"
+  log "started $n (pid $!)"
+}
+fail() { # tell which component failed, show its log, stop what was started
+  echo "cluster-up: $*" >&2
+  "$LC_HOME/cluster-down.sh" >&2 || true
+  exit 1
+}
+wait_for() { # what seconds check-command...   polls every 0.2 s; every started component must stay alive
+  local what=$1 limit=$2 n; shift 2
+  for ((n = 0; n < limit * 5; n++)); do
+    if "$@" >/dev/null 2>&1; then log "$what"; return; fi
+    local c
+    for c in "${COMPONENTS[@]}"; do
+      [[ -f $PIDS_DIR/$c.pid ]] || continue
+      is_running "$c" || { tail -20 "$LOGS/$c.log" >&2; fail "$c exited while waiting for: $what (log: $LOGS/$c.log)"; }
+    done
+    sleep 0.2
+  done
+  fail "timed out after ${limit}s waiting for: $what (logs: $LOGS)"
+}
+http_ok() { [[ $(curl -s --max-time 1 "${@:2}" "$1") == ok* ]]; }
+etcd_ok() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$ETCD_CLIENT_PORT/health") == *'"health":"true"'* ]]; }
+node_ready() {
+  [[ $("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" get node "$NODE_NAME" \
+    -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]
+}
+default_sa() { "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n default get serviceaccount default; }
+CURL_ADMIN=(--cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key")
+
+[[ ${KEEP_ETCD_DATA:-0} == 1 ]] || rm -rf "$CLUSTER_DIR/etcd"
+start etcd "$BIN/etcd" --name local --data-dir "$CLUSTER_DIR/etcd" \
+  --listen-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster "local=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "http://127.0.0.1:$ETCD_METRICS_PORT"
+wait_for "etcd healthy" 60 etcd_ok
+
+# --endpoint-reconciler-type=none: the default reconciler refuses a loopback advertise address and
+# would publish the bridge address as the `kubernetes` Service's endpoint, which nothing routes to.
+start kube-apiserver "$BIN/kube-apiserver" \
+  --bind-address=0.0.0.0 --advertise-address="$BRIDGE_IP" --secure-port="$API_PORT" \
+  --etcd-servers="http://127.0.0.1:$ETCD_CLIENT_PORT" \
+  --service-cluster-ip-range=$SERVICE_CIDR --endpoint-reconciler-type=none \
+  --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
+  --client-ca-file="$PKI/ca.crt" \
+  --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+  --authorization-mode=Node,RBAC --allow-privileged=true
+wait_for "kube-apiserver ready" 120 http_ok "$API_URL/readyz" "${CURL_ADMIN[@]}"
+
+start kube-controller-manager "$BIN/kube-controller-manager" \
+  --kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
+  --authentication-kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
+  --authorization-kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --leader-elect=false \
+  --service-account-private-key-file="$PKI/sa.key" --root-ca-file="$PKI/ca.crt" \
+  --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+  --use-service-account-credentials=true --service-cluster-ip-range=$SERVICE_CIDR
+start kube-scheduler "$BIN/kube-scheduler" \
+  --kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
+  --authentication-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
+  --authorization-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --leader-elect=false
+# Small heap and C1 only: the agent is mostly idle and should not compete with the pods it runs.
+start node-agent java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx256m -jar "$AGENT_JAR" \
+  --kubeconfig="$KUBECONFIG_PATH" --node-name="$NODE_NAME" --instance="$I" \
+  --bridge="$BRIDGE" --bridge-ip="$BRIDGE_IP" --pod-cidr="$POD_CIDR" --api-port="$API_PORT" \
+  --ca-file="$PKI/ca.crt" --repo="$REPO" --catalog="$LC_HOME/images.yaml" --state-dir="$CLUSTER_DIR/agent"
+wait_for "kube-controller-manager healthy" 60 http_ok "https://127.0.0.1:$KCM_PORT/healthz" -k
+wait_for "kube-scheduler healthy" 60 http_ok "https://127.0.0.1:$SCHEDULER_PORT/healthz" -k
+wait_for "node $NODE_NAME Ready" 90 node_ready
+wait_for "default service account exists" 60 default_sa
+
+rss() { awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }
+for c in "${COMPONENTS[@]}"; do log "  RSS $c: $(rss "$(pid_of "$c")")"; done
+log "cluster instance $I up (API $API_URL, also https://$BRIDGE_IP:$API_PORT for pods; logs in $LOGS)"
+echo "KUBECONFIG=$KUBECONFIG_PATH"

@@ -1,0 +1,102 @@
+package dev.danki.cluster
+
+import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.logging.infoWith
+import dev.danki.cluster.logging.warnWith
+import dev.danki.cluster.network.IpAllocator
+import dev.danki.cluster.network.PodNetwork
+import dev.danki.cluster.node.NodeLease
+import dev.danki.cluster.node.NodeRegistration
+import dev.danki.cluster.pod.ApiConfigValues
+import dev.danki.cluster.pod.HostTools
+import dev.danki.cluster.pod.PodAddresses
+import dev.danki.cluster.pod.PodServices
+import dev.danki.cluster.pod.PodStatusWriter
+import dev.danki.cluster.pod.PodSupervisor
+import dev.danki.cluster.pod.ServiceAccountFiles
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.SupervisorJob
+import kotlinx.coroutines.cancel
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeoutOrNull
+import org.slf4j.LoggerFactory
+import java.time.Duration
+
+/**
+ * The node agent: registers the Node, keeps its Lease and status fresh, and runs the pods bound
+ * to it. At start and at stop it removes every namespace and veth of its instance that no pod owns.
+ */
+class NodeAgent(private val config: AgentConfig, private val client: KubernetesClient) {
+    private val log = LoggerFactory.getLogger(NodeAgent::class.java)
+    private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
+    private val network = PodNetwork(config)
+    private val supervisor =
+        PodSupervisor(
+            PodServices(
+                config = config,
+                tools = HostTools.fromPath(),
+                network = network,
+                addresses = PodAddresses(IpAllocator(config.podCidr)),
+                serviceAccounts = ServiceAccountFiles(client, config),
+                status = PodStatusWriter(client),
+                configValues = ApiConfigValues(client),
+            ),
+            scope,
+        )
+    private var informer: SharedIndexInformer<Pod>? = null
+
+    /** Starts everything; returns once the pod informer has synced. */
+    fun start() {
+        val orphans = network.removeOrphans()
+        log.infoWith("orphans removed", "count" to orphans, "netnsPrefix" to config.netnsPrefix)
+        val registration = NodeRegistration(client, config)
+        val lease = NodeLease(client, config)
+        registration.register()
+        lease.renew()
+        scope.launch { every(Duration.ofSeconds(NodeLease.RENEW_SECONDS), "node lease renewal failed") { lease.renew() } }
+        scope.launch { every(STATUS_HEARTBEAT, "node status heartbeat failed") { registration.heartbeat() } }
+        informer =
+            client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName)
+                .inform(supervisor, INFORMER_RESYNC.toMillis())
+        log.infoWith("node agent started", "node" to config.nodeName, "podCidr" to config.podCidr, "bridge" to config.bridge)
+    }
+
+    /** Stops every pod (each within its grace period, capped), then removes leftovers. Pods stay in the API. */
+    fun stop() {
+        log.infoWith("node agent stopping", "node" to config.nodeName)
+        informer?.stop()
+        val cap = Duration.ofSeconds(config.shutdownGraceSeconds)
+        runBlocking { withTimeoutOrNull(cap.plusSeconds(STOP_MARGIN_SECONDS).toMillis()) { supervisor.stopAll(cap) } }
+        scope.cancel()
+        val orphans = network.removeOrphans()
+        log.infoWith("node agent stopped", "leftoversRemoved" to orphans)
+    }
+
+    private suspend fun every(
+        period: Duration,
+        failure: String,
+        action: () -> Unit,
+    ) {
+        while (true) {
+            delay(period.toMillis())
+            try {
+                action()
+            } catch (e: KubernetesClientException) {
+                log.warnWith(failure, "node" to config.nodeName, "code" to e.code, error = e)
+            }
+        }
+    }
+
+    private companion object {
+        val STATUS_HEARTBEAT: Duration = Duration.ofSeconds(60)
+        val INFORMER_RESYNC: Duration = Duration.ofMinutes(5)
+        const val STOP_MARGIN_SECONDS = 10L
+    }
+}

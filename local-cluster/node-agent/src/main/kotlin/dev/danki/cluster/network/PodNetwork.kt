@@ -1,0 +1,85 @@
+package dev.danki.cluster.network
+
+import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.logging.infoWith
+import org.slf4j.LoggerFactory
+
+/** One pod's network: a namespace, a veth pair (eth0 inside, the host end on the bridge) and an address. */
+data class PodNetworkHandle(val netns: String, val hostVeth: String, val ip: String)
+
+/**
+ * Creates and removes pod network namespaces with `ip`. Names carry the instance prefix, so the
+ * agent can find what it left behind after a crash without touching other instances.
+ */
+class PodNetwork(private val config: AgentConfig) {
+    private val log = LoggerFactory.getLogger(PodNetwork::class.java)
+
+    /** Names for a pod with [uid]: the first 8 hex digits of the uid keep the veth name within 15 bytes. */
+    fun namesFor(uid: String): Pair<String, String> {
+        val short = uid.replace("-", "").take(SHORT_UID)
+        return "${config.netnsPrefix}$short" to "${config.vethPrefix}$short"
+    }
+
+    /** Sets up the namespace for the pod [uid] with address [ip]; removes any half-made leftovers first. */
+    fun create(
+        uid: String,
+        ip: String,
+    ): PodNetworkHandle {
+        val (netns, veth) = namesFor(uid)
+        remove(netns, veth)
+        try {
+            HostCommand.run("ip", "netns", "add", netns)
+            HostCommand.run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", netns)
+            HostCommand.run("ip", "link", "set", veth, "master", config.bridge, "up")
+            HostCommand.run("ip", "-n", netns, "addr", "add", "$ip/$PREFIX_LENGTH", "dev", "eth0")
+            HostCommand.run("ip", "-n", netns, "link", "set", "lo", "up")
+            HostCommand.run("ip", "-n", netns, "link", "set", "eth0", "up")
+            HostCommand.run("ip", "-n", netns, "route", "add", "default", "via", config.bridgeIp)
+        } catch (e: HostCommandException) {
+            remove(netns, veth)
+            throw e
+        }
+        log.infoWith("pod network created", "netns" to netns, "ip" to ip)
+        return PodNetworkHandle(netns, veth, ip)
+    }
+
+    /** Kills every process still inside [netns], then deletes it and the host veth. Safe to repeat. */
+    fun remove(
+        netns: String,
+        veth: String,
+    ) {
+        killEverythingIn(netns)
+        HostCommand.tryRun("ip", "netns", "delete", netns)
+        HostCommand.tryRun("ip", "link", "delete", veth)
+    }
+
+    /** PIDs of processes in [netns] (the whole process tree of a pod, however it forked). */
+    fun pidsIn(netns: String): List<Long> =
+        HostCommand.tryRun("ip", "netns", "pids", netns).orEmpty().lines().mapNotNull { it.trim().toLongOrNull() }
+
+    private fun killEverythingIn(netns: String) {
+        pidsIn(netns).forEach { pid -> ProcessHandle.of(pid).ifPresent { it.destroyForcibly() } }
+    }
+
+    /** Removes every namespace and veth with this instance's prefix: orphans of an earlier run. Returns how many. */
+    fun removeOrphans(keep: Set<String> = emptySet()): Int {
+        val namespaces =
+            HostCommand.tryRun("ip", "netns", "list").orEmpty().lines()
+                .map { it.substringBefore(" ").trim() }
+                .filter { it.startsWith(config.netnsPrefix) && it !in keep }
+        val veths =
+            HostCommand.tryRun("ip", "-o", "link", "show").orEmpty().lines()
+                .mapNotNull { Regex("""^\d+: ([^:@]+)""").find(it)?.groupValues?.get(1) }
+                .filter { it.startsWith(config.vethPrefix) }
+                .filter { veth -> keep.none { it.removePrefix(config.netnsPrefix) == veth.removePrefix(config.vethPrefix) } }
+        namespaces.forEach { killEverythingIn(it) }
+        namespaces.forEach { HostCommand.tryRun("ip", "netns", "delete", it) }
+        veths.forEach { HostCommand.tryRun("ip", "link", "delete", it) }
+        return namespaces.size + veths.size
+    }
+
+    private companion object {
+        const val SHORT_UID = 8
+        const val PREFIX_LENGTH = 24
+    }
+}

@@ -1,0 +1,45 @@
+package dev.danki.cluster.pod
+
+import dev.danki.cluster.logging.warnWith
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
+import io.fabric8.kubernetes.client.dsl.base.PatchContext
+import io.fabric8.kubernetes.client.dsl.base.PatchType
+import org.slf4j.LoggerFactory
+
+/**
+ * Writes pod status with a strategic-merge patch of `pods/status`: conditions merge by type, so
+ * the readiness-gate conditions another controller writes are left as they are.
+ */
+class PodStatusWriter(private val client: KubernetesClient) {
+    private val log = LoggerFactory.getLogger(PodStatusWriter::class.java)
+
+    /** Sends [json]; true when the API server took it. A pod that is gone is not an error. */
+    fun patch(
+        pod: Pod,
+        json: String,
+    ): Boolean =
+        try {
+            client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name)
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json)
+            true
+        } catch (e: KubernetesClientException) {
+            if (e.code != NOT_FOUND) log.warnWith("pod status write failed", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name, "code" to e.code, error = e)
+            false
+        }
+
+    /** Completes a deletion the kubelet's way: delete with grace period 0 once the containers are gone. */
+    fun completeDeletion(pod: Pod) {
+        try {
+            client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name).withGracePeriod(0).delete()
+        } catch (e: KubernetesClientException) {
+            if (e.code != NOT_FOUND) log.warnWith("pod deletion failed", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name, "code" to e.code, error = e)
+        }
+    }
+
+    private companion object {
+        const val NOT_FOUND = 404
+    }
+}

@@ -1,0 +1,166 @@
+package dev.danki.cluster.pod
+
+import dev.danki.cluster.logging.infoWith
+import dev.danki.cluster.logging.warnWith
+import dev.danki.cluster.network.HostCommandException
+import dev.danki.cluster.network.PodNetworkHandle
+import dev.danki.cluster.status.ContainerSnapshot
+import dev.danki.cluster.status.PodStatusPatch
+import dev.danki.cluster.status.RunState
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.KubernetesClientException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withTimeoutOrNull
+import org.slf4j.LoggerFactory
+import java.io.IOException
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * The life of one pod on this node: network, service-account files, one [ContainerRunner] per
+ * container, and the status writes; then, on deletion, the kubelet's teardown.
+ */
+class PodWorker(
+    initial: Pod,
+    private val services: PodServices,
+) {
+    private val log = LoggerFactory.getLogger(PodWorker::class.java)
+    private val uid: String = initial.metadata.uid
+
+    @Volatile private var latest: Pod = initial
+    private val syncRequests = Channel<Unit>(Channel.CONFLATED)
+    private var context: PodContext? = null
+    private var network: PodNetworkHandle? = null
+    private var runners: List<ContainerRunner> = emptyList()
+    private var job: Job? = null
+    private val startTime = Instant.now()
+    private var lastSent: String? = null
+    private var tokenRefreshAt: Instant = Instant.now()
+
+    val namespace: String get() = latest.metadata.namespace
+    val name: String get() = latest.metadata.name
+
+    /** A newer version of the pod (for example a readiness-gate condition changed): re-check its status. */
+    fun update(pod: Pod) {
+        latest = pod
+        context?.pod = pod
+        syncRequests.trySend(Unit)
+    }
+
+    /** Starts the pod in [scope]. */
+    fun start(scope: CoroutineScope) {
+        job = scope.launch { runPod() }
+    }
+
+    private suspend fun runPod() =
+        coroutineScope {
+            val ready = setUp() ?: return@coroutineScope
+            context = ready
+            runners = latest.spec.containers.map { ContainerRunner(ready, it) { syncRequests.trySend(Unit) } }
+            runners.forEach { runner -> launch { runner.run() } }
+            if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
+            syncRequests.trySend(Unit)
+            while (true) {
+                // Also re-check now and then: a status someone else overwrote is written again.
+                withTimeoutOrNull(RESYNC.toMillis()) { syncRequests.receive() }
+                writeStatus(ready)
+            }
+        }
+
+    /** Network and token files; null (after reporting why) when the pod cannot run here. */
+    private suspend fun setUp(): PodContext? {
+        val pod = latest
+        if (!pod.spec.initContainers.isNullOrEmpty()) {
+            reportUnrunnable(pod, "init containers are not supported by the local node agent")
+            return null
+        }
+        val ip = services.addresses.claimOrAllocate(pod.status?.podIP)
+        val handle =
+            try {
+                services.network.create(uid, ip)
+            } catch (e: HostCommandException) {
+                services.addresses.release(ip)
+                log.warnWith("pod network setup failed", "namespace" to namespace, "pod" to name, error = e)
+                reportUnrunnable(pod, "pod network setup failed: ${e.message}")
+                return null
+            }
+        network = handle
+        val dir = services.podDir(pod)
+        val saDir = if (services.serviceAccounts.wanted(pod)) dir.resolve("serviceaccount") else null
+        if (saDir != null) {
+            tokenRefreshAt =
+                try {
+                    services.serviceAccounts.write(pod, saDir)
+                } catch (e: KubernetesClientException) {
+                    log.warnWith("service account token request failed", "namespace" to namespace, "pod" to name, error = e)
+                    Instant.now().plus(TOKEN_RETRY)
+                }
+        }
+        return PodContext(pod, services.config, services.tools, handle.netns, ip, dir, saDir, services.configValues)
+    }
+
+    private suspend fun refreshToken(ready: PodContext) {
+        var next = tokenRefreshAt
+        while (true) {
+            delay(Duration.between(Instant.now(), next).toMillis().coerceAtLeast(0))
+            next =
+                try {
+                    services.serviceAccounts.write(ready.pod, ready.serviceAccountDir!!)
+                } catch (e: KubernetesClientException) {
+                    log.warnWith("service account token refresh failed", "namespace" to namespace, "pod" to name, error = e)
+                    Instant.now().plus(TOKEN_RETRY)
+                } catch (e: IOException) {
+                    log.warnWith("service account token write failed", "namespace" to namespace, "pod" to name, error = e)
+                    Instant.now().plus(TOKEN_RETRY)
+                }
+        }
+    }
+
+    private fun writeStatus(ready: PodContext) {
+        val pod = latest
+        if (pod.metadata.deletionTimestamp != null) return
+        val patch = PodStatusPatch.build(pod, runners.map { it.snapshot() }, ready.ip, services.config.bridgeIp, startTime, Instant.now())
+        val json = patch.toJson()
+        if (json == lastSent && patch.essence() == PodStatusPatch.essenceOf(pod)) return
+        if (services.status.patch(pod, json)) lastSent = json
+    }
+
+    private fun reportUnrunnable(
+        pod: Pod,
+        message: String,
+    ) {
+        val snapshots =
+            pod.spec.containers.map {
+                ContainerSnapshot(it.name, it.image, RunState.Waiting("CreateContainerConfigError", message))
+            }
+        val patch = PodStatusPatch.build(pod, snapshots, null, services.config.bridgeIp, startTime, Instant.now())
+        services.status.patch(pod, patch.toJson())
+    }
+
+    /**
+     * The kubelet's teardown: SIGTERM every container, wait up to [grace], SIGKILL what is left
+     * (everything in the pod's network namespace), remove the namespace and veth, give the address back.
+     */
+    suspend fun stop(grace: Duration) {
+        log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
+        coroutineScope { runners.forEach { launch { it.stop(grace) } } }
+        job?.cancelAndJoin()
+        network?.let {
+            services.network.remove(it.netns, it.hostVeth)
+            services.addresses.release(it.ip)
+        }
+        services.forget(latest)
+        log.infoWith("pod stopped", "namespace" to namespace, "pod" to name)
+    }
+
+    private companion object {
+        val RESYNC: Duration = Duration.ofSeconds(15)
+        val TOKEN_RETRY: Duration = Duration.ofSeconds(30)
+    }
+}
