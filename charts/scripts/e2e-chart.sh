@@ -113,6 +113,11 @@ lease_held_by_chart_pod() { # NS RELEASE
   [[ -n $holder ]] && kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o name | grep -qx "pod/$holder"
 }
 
+notes_ok() { # NOTES: the next steps and the CRD caveat are there
+  grep -qF 'kubectl annotate deployment <name> danki.dev/warmup=enabled' <<<"$1" &&
+    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'Helm keeps the WarmupRun CRD' <<<"$1"
+}
+
 pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
   local sas
   sas=$(kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o jsonpath='{range .items[*]}{.spec.serviceAccountName}{"\n"}{end}')
@@ -189,6 +194,9 @@ run_suite() {
   if "$helm" install "$rel" "$CHART" --create-namespace "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then
     pass "$short: helm install (watching $app)"
   else fail "$short: helm install (watching $app)"; kc -n "$ns" get pods -o wide || true; return; fi
+  local notes
+  notes=$("$helm" get notes "$rel" -n "$ns" 2>/dev/null || true)
+  check "$short: NOTES say how to opt in, how to watch, and that Helm keeps the CRD" notes_ok "$notes"
   check "$short: Deployment available, 2 ready replicas" \
     wait_for "$TIMEOUT" "2 ready replicas" bash -c "[[ \$('$KUBECTL' -n '$ns' get deploy '$rel' -o jsonpath='{.status.readyReplicas}') == 2 ]]"
   check "$short: operator pods run as the chart's ServiceAccount $sa" pods_use_sa "$ns" "$rel" "$sa"
@@ -265,7 +273,7 @@ run_suite() {
   residue=$(namespace_residue "$ns")
   if [[ $residue == "lease.coordination.k8s.io/$LEASE" || -z $residue ]]; then
     pass "$short: the release namespace holds nothing from the chart (Lease kept by the operator: ${residue:-none})"
-  else fail "$short: the release namespace is not empty:"; printf '     %s\n' $residue; fi
+  else fail "$short: the release namespace is not empty:"; while read -r line; do echo "     $line"; done <<<"$residue"; fi
   check "$short: the CRD stays after uninstall" kc get crd warmupruns.danki.dev -o name
   cleanup "$helm" "$rel" "$ns"
   trap - EXIT
