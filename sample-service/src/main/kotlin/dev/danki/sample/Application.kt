@@ -1,0 +1,51 @@
+package dev.danki.sample
+
+import dev.danki.sample.exam.ValidationErrors
+import dev.danki.sample.metrics.RequestMetrics
+import dev.danki.sample.routes.examRoutes
+import dev.danki.sample.routes.fanOutRoutes
+import dev.danki.sample.routes.healthRoutes
+import dev.danki.sample.routes.sleepRoutes
+import dev.danki.sample.routes.threadRoutes
+import io.ktor.http.HttpStatusCode
+import io.ktor.serialization.kotlinx.json.json
+import io.ktor.server.application.Application
+import io.ktor.server.application.install
+import io.ktor.server.plugins.BadRequestException
+import io.ktor.server.plugins.contentnegotiation.ContentNegotiation
+import io.ktor.server.plugins.statuspages.StatusPages
+import io.ktor.server.response.respond
+import io.ktor.server.routing.routing
+import kotlinx.coroutines.CancellationException
+import org.slf4j.LoggerFactory
+
+private val log = LoggerFactory.getLogger("dev.danki.sample.Application")
+
+/** The whole service: plugins and every route group, wired to [deps]. */
+fun Application.module(deps: ServiceDependencies) {
+    install(ContentNegotiation) { json() }
+    install(RequestMetrics) { metrics = deps.metrics }
+    install(StatusPages) {
+        exception<BadRequestException> { call, cause ->
+            // the cause says which field of a malformed JSON body was wrong
+            val detail = listOfNotNull(cause.message, cause.cause?.message).distinct()
+            call.respond(HttpStatusCode.BadRequest, ValidationErrors(detail))
+        }
+        exception<Throwable> { call, cause ->
+            if (cause is CancellationException) throw cause
+            log
+                .atError()
+                .addKeyValue("path", call.request.local.uri)
+                .setCause(cause)
+                .log("request failed")
+            call.respond(HttpStatusCode.InternalServerError, ValidationErrors(listOf("internal error: ${cause.javaClass.simpleName}")))
+        }
+    }
+    routing {
+        healthRoutes(deps.database, deps.metrics, deps.threadCensus)
+        sleepRoutes(deps.sleepQuery)
+        fanOutRoutes(deps.fanOut, deps.selfBaseUrl)
+        threadRoutes(deps.threadCensus, deps.relay)
+        examRoutes(deps.exams)
+    }
+}
