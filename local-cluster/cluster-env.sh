@@ -5,7 +5,8 @@
 # every port moves by 100*N (etcd 2379+100N, API 6443+N, controller-manager 10257+100N,
 # scheduler 10259+100N), the bridge is dankiN and its pods get 198.18.N.0/24, which keeps every
 # instance inside 198.18.0.0/15 (the range reserved for benchmark tests).
-# Env read: REPO, BIN, CLUSTER_DIR (default: $REPO/.cluster for instance 0, $REPO/.cluster-N else),
+# Env read: REPO, BIN, CLUSTER_DIR (default: $REPO/.cluster for instance 0, $REPO/.cluster/instance-N
+#           else; both ignored by git),
 #           CLUSTER_INSTANCE (default 0).
 
 LC_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,7 +18,13 @@ if ! [[ $CLUSTER_INSTANCE =~ ^[0-9]+$ ]] || ((CLUSTER_INSTANCE > 199)); then
   exit 2
 fi
 I=$CLUSTER_INSTANCE
-if ((I == 0)); then CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster}; else CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster-$I}; fi
+if ((I == 0)); then
+  CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster}
+elif [[ -z ${CLUSTER_DIR:-} && -d $REPO/.cluster-$I/pids ]]; then
+  CLUSTER_DIR=$REPO/.cluster-$I # started by an earlier version of these scripts
+else
+  CLUSTER_DIR=${CLUSTER_DIR:-$REPO/.cluster/instance-$I}
+fi
 
 PKI=$CLUSTER_DIR/pki
 LOGS=$CLUSTER_DIR/logs

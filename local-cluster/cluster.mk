@@ -2,7 +2,7 @@
 # The embedded local cluster: a real control plane plus the node agent (local-cluster/node-agent),
 # which plays the kubelet and runs pods as host processes. See docs/local-cluster.md.
 # CLUSTER_INSTANCE=N (1..199) runs a second, isolated cluster next to the shared default one:
-#   make cluster-up CLUSTER_INSTANCE=7   -> state in .cluster-7, API on 6450, bridge danki7.
+#   make cluster-up CLUSTER_INSTANCE=7   -> state in .cluster/instance-7, API on 6450, bridge danki7.
 
 LOCAL_CLUSTER := $(REPO)/local-cluster
 AGENT_JAR := $(LOCAL_CLUSTER)/node-agent/target/node-agent-all.jar
