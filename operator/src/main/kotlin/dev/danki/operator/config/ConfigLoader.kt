@@ -1,0 +1,139 @@
+package dev.danki.operator.config
+
+import dev.danki.operator.warmup.FailurePolicy
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.net.InetAddress
+
+/** Thrown when the environment holds invalid settings; the message lists every problem. */
+class ConfigException(val problems: List<String>) :
+    IllegalArgumentException("invalid operator configuration:\n" + problems.joinToString("\n") { "  - $it" })
+
+/**
+ * Reads [OperatorConfig] from environment variables, collecting every problem before failing,
+ * so a user fixes them all in one go.
+ */
+class ConfigLoader(
+    private val env: Map<String, String>,
+    private val namespaceFile: File = File(IN_CLUSTER_NAMESPACE_FILE),
+) {
+    private val problems = mutableListOf<String>()
+
+    fun load(): OperatorConfig {
+        val defaults = OperatorConfig()
+        val config = OperatorConfig(
+            watchNamespaces = namespaces(),
+            concurrency = int("DANKI_CONCURRENCY", defaults.concurrency, 1..MAX_CONCURRENCY),
+            defaultFailurePolicy = enumValue("DANKI_DEFAULT_FAILURE_POLICY", FailurePolicy.OPEN) {
+                FailurePolicy.parse(it)
+            },
+            httpPort = int("DANKI_HTTP_PORT", defaults.httpPort, 1..MAX_PORT),
+            leaderElection = bool("DANKI_LEADER_ELECTION", true),
+            leaseName = dnsName("DANKI_LEASE_NAME", defaults.leaseName),
+            leaseNamespace = dnsName("DANKI_LEASE_NAMESPACE", defaultLeaseNamespace()),
+            identity = value("POD_NAME") ?: defaultIdentity(),
+            k6Binary = value("DANKI_K6_BINARY") ?: defaults.k6Binary,
+            k6Script = script(),
+            logFormat = enumValue("DANKI_LOG_FORMAT", OperatorConfig.LogFormat.JSON) {
+                OperatorConfig.LogFormat.entries.firstOrNull { f -> f.name.equals(it, ignoreCase = true) }
+            },
+            maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
+            reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
+            queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
+        )
+        checkLogLevel()
+        if (problems.isNotEmpty()) throw ConfigException(problems.toList())
+        return config
+    }
+
+    private fun value(name: String): String? = env[name]?.trim()?.takeIf { it.isNotEmpty() }
+
+    private fun namespaces(): List<String> {
+        val raw = value("DANKI_WATCH_NAMESPACES") ?: return emptyList()
+        val names = raw.split(',').map { it.trim() }.filter { it.isNotEmpty() }
+        names.filterNot { DNS_LABEL.matches(it) }.forEach {
+            problems += "DANKI_WATCH_NAMESPACES=$raw: '$it' is not a valid namespace name"
+        }
+        return names.distinct()
+    }
+
+    private fun int(name: String, default: Int, range: IntRange): Int {
+        val raw = value(name) ?: return default
+        val parsed = raw.toIntOrNull()
+        if (parsed == null || parsed !in range) {
+            problems += "$name=$raw: expected a whole number from ${range.first} to ${range.last}"
+            return default
+        }
+        return parsed
+    }
+
+    private fun ratio(name: String, default: Double): Double {
+        val raw = value(name) ?: return default
+        val parsed = raw.toDoubleOrNull()
+        if (parsed == null || parsed < 0.0 || parsed > 1.0) {
+            problems += "$name=$raw: expected a number from 0 to 1"
+            return default
+        }
+        return parsed
+    }
+
+    private fun bool(name: String, default: Boolean): Boolean = when (value(name)?.lowercase()) {
+        null -> default
+        "true" -> true
+        "false" -> false
+        else -> {
+            problems += "$name=${value(name)}: expected true or false"
+            default
+        }
+    }
+
+    private fun <T> enumValue(name: String, default: T, parse: (String) -> T?): T {
+        val raw = value(name) ?: return default
+        return parse(raw) ?: run {
+            problems += "$name=$raw: expected one of " + when (default) {
+                is FailurePolicy -> "open, closed"
+                else -> "json, text"
+            }
+            default
+        }
+    }
+
+    private fun dnsName(name: String, default: String): String {
+        val raw = value(name) ?: return default
+        if (!DNS_SUBDOMAIN.matches(raw)) problems += "$name=$raw: expected a lower-case DNS name"
+        return raw
+    }
+
+    private fun script(): String {
+        val path = value("DANKI_K6_SCRIPT") ?: OperatorConfig().k6Script
+        if (!File(path).isFile) problems += "DANKI_K6_SCRIPT=$path: no such file"
+        return path
+    }
+
+    private fun checkLogLevel() {
+        val raw = value("DANKI_LOG_LEVEL") ?: return
+        if (raw.uppercase() !in LOG_LEVELS) {
+            problems += "DANKI_LOG_LEVEL=$raw: expected one of ${LOG_LEVELS.joinToString(", ")}"
+        }
+    }
+
+    private fun defaultLeaseNamespace(): String = value("POD_NAMESPACE")
+        ?: namespaceFile.takeIf { it.isFile }?.readText()?.trim()?.takeIf { it.isNotEmpty() }
+        ?: "default"
+
+    private fun defaultIdentity(): String {
+        val host = runCatching { InetAddress.getLocalHost().hostName }.getOrDefault("localhost")
+        return "$host-${ManagementFactory.getRuntimeMXBean().pid}"
+    }
+
+    companion object {
+        const val IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+        const val MAX_PORT = 65_535
+
+        /** More parallel k6 processes than this would starve a small operator pod of CPU. */
+        const val MAX_CONCURRENCY = 256
+        private val LOG_LEVELS = listOf("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF")
+        private val DNS_LABEL = Regex("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+        private val DNS_SUBDOMAIN = Regex("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+    }
+}

@@ -1,0 +1,49 @@
+package dev.danki.operator.config
+
+import dev.danki.operator.warmup.FailurePolicy
+
+/** Operator-wide settings, read once from the environment at start-up by [ConfigLoader]. */
+data class OperatorConfig(
+    /** Namespaces to watch; empty means every namespace. */
+    val watchNamespaces: List<String> = emptyList(),
+    /** How many warm-ups run at once; pods beyond it wait in the queue (WarmupRun `Pending`). */
+    val concurrency: Int = DEFAULT_CONCURRENCY,
+    /** Failure policy for Deployments that do not set `danki.dev/failure-policy`. */
+    val defaultFailurePolicy: FailurePolicy = FailurePolicy.OPEN,
+    /** Port serving `/metrics`, `/healthz` and `/readyz`. */
+    val httpPort: Int = DEFAULT_HTTP_PORT,
+    /** Whether to take a Lease before acting; off only for a single local replica. */
+    val leaderElection: Boolean = true,
+    /** Name of the `coordination.k8s.io` Lease. */
+    val leaseName: String = DEFAULT_LEASE_NAME,
+    /** Namespace of the Lease. */
+    val leaseNamespace: String = "default",
+    /** Leader identity (the pod name in-cluster). */
+    val identity: String = "danki",
+    /** Path or name of the k6 binary. */
+    val k6Binary: String = "k6",
+    /** Path of the warm-up script. */
+    val k6Script: String = "k6-scripts/warmup.js",
+    /** Log output format. */
+    val logFormat: LogFormat = LogFormat.JSON,
+    /** Share of failed requests (5xx or no answer) above which a k6 attempt counts as failed. */
+    val maxErrorRatio: Double = DEFAULT_MAX_ERROR_RATIO,
+    /** How many reconcile workers drain the work queue (they never block on k6). */
+    val reconcileWorkers: Int = DEFAULT_RECONCILE_WORKERS,
+    /** Capacity of the warm-up queue; beyond it pods are retried later. */
+    val queueCapacity: Int = DEFAULT_QUEUE_CAPACITY,
+) {
+    /** Output format of the logs. */
+    enum class LogFormat { JSON, TEXT }
+
+    companion object {
+        const val DEFAULT_CONCURRENCY = 4
+        const val DEFAULT_HTTP_PORT = 8080
+        const val DEFAULT_LEASE_NAME = "danki-operator"
+
+        /** 5 %: a JVM that is still warming answers slowly, not with errors; more is a broken target. */
+        const val DEFAULT_MAX_ERROR_RATIO = 0.05
+        const val DEFAULT_RECONCILE_WORKERS = 2
+        const val DEFAULT_QUEUE_CAPACITY = 10_000
+    }
+}

@@ -1,0 +1,62 @@
+package dev.danki.operator.controller
+
+import dev.danki.operator.gate.TemplateGate
+import dev.danki.operator.kube.Caches
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.PlanParser
+import org.slf4j.LoggerFactory
+
+/**
+ * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
+ * on, or off again), reports invalid annotations once as a Warning Event, and hands its pods to the
+ * pod reconciler so they follow (released on opt-out, failed on bad config).
+ */
+class DeploymentReconciler(
+    private val caches: Caches,
+    private val template: TemplateGate,
+    private val events: EventRecorder,
+    private val metrics: WarmupMetrics,
+    private val parser: PlanParser,
+    private val enqueuePod: (namespace: String, name: String) -> Unit,
+) {
+    private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
+
+    fun reconcile(namespace: String, name: String) {
+        val deployment = caches.deployments.get(namespace, name)
+        if (deployment == null) {
+            metrics.deploymentGone(namespace, name)
+            return
+        }
+        val annotations = deployment.metadata.annotations.orEmpty()
+        val value = annotations[Keys.Annotations.WARMUP]
+        val optedIn = value == Keys.Annotations.ENABLED
+        if (value != null && !optedIn && value != DISABLED) {
+            events.warningOnce(
+                deployment,
+                Keys.EventReasons.INVALID_CONFIG,
+                "${Keys.Annotations.WARMUP}=\"$value\": expected enabled or disabled",
+            )
+        }
+        if (optedIn) {
+            val problems = parser.parse(annotations, deployment.spec?.template?.spec).problems
+            if (problems.isNotEmpty()) {
+                events.warningOnce(deployment, Keys.EventReasons.INVALID_CONFIG, problems.joinToString("; "))
+            }
+        } else {
+            metrics.deploymentGone(namespace, name)
+        }
+        val change = template.changeFor(deployment, optedIn)
+        if (change != TemplateGate.Change.NONE) {
+            template.apply(deployment, change)
+            log.atInfo().addKeyValue("namespace", namespace).addKeyValue("deployment", name)
+                .addKeyValue("change", change).log("pod template updated")
+        }
+        caches.podsOf(namespace, name).forEach { enqueuePod(namespace, it.metadata.name) }
+    }
+
+    companion object {
+        const val DISABLED = "disabled"
+    }
+}

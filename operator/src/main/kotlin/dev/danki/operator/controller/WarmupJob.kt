@@ -1,0 +1,116 @@
+package dev.danki.operator.controller
+
+import dev.danki.operator.config.OperatorConfig
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.warmup.AttemptListener
+import dev.danki.operator.warmup.K6Outcome
+import dev.danki.operator.warmup.K6Request
+import dev.danki.operator.warmup.WarmupAttempts
+import dev.danki.operator.warmup.WarmupPlan
+import dev.danki.operator.warmup.WarmupTask
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.KubernetesClientException
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.time.Instant
+
+/** The body of one warm-up on the pool: k6 attempts, then the result recorded. Runs off the reconcile workers. */
+class WarmupJob(
+    private val config: OperatorConfig,
+    private val attempts: WarmupAttempts,
+    private val recorder: RunRecorder,
+    private val events: EventRecorder,
+    private val requeue: (namespace: String, pod: String) -> Unit,
+) {
+    private val log = LoggerFactory.getLogger(WarmupJob::class.java)
+
+    /** What the reconciler hands over; [status] is this run's status, owned by the job from here on. */
+    data class Input(
+        val pod: Pod,
+        val runName: String,
+        val deployment: String,
+        val plan: WarmupPlan,
+        val deadline: Instant,
+        val readySeenAt: Instant,
+        val status: WarmupRunStatus,
+    )
+
+    fun run(task: WarmupTask, input: Input) {
+        val pod = input.pod
+        val ns = pod.metadata.namespace
+        val status = input.status
+        val request = K6Request(
+            runName = "$ns.${input.runName}",
+            baseUrl = status.target ?: "http://${pod.status.podIP}:${input.plan.port}",
+            plan = input.plan,
+            deadline = input.deadline,
+            maxErrorRatio = config.maxErrorRatio,
+        )
+        status.phase = WarmupRun.PHASE_RUNNING
+        status.startTime = RunRecorder.precise(Instant.now())
+        try {
+            val result = attempts.run(request, task, Listener(input))
+            when (val outcome = result.outcome) {
+                is K6Outcome.Completed -> {
+                    status.reactionMillis = (outcome.summary.firstRequestAtMillis - input.readySeenAt.toEpochMilli())
+                        .takeIf { outcome.summary.firstRequestAtMillis > 0 }
+                    recorder.succeeded(pod, input.runName, status, outcome.summary, input.plan.failurePolicy, input.deployment)
+                    log.atInfo().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
+                        .addKeyValue("attempts", result.attempts).addKeyValue("reactionMillis", status.reactionMillis)
+                        .addKeyValue("result", status.message).log("pod warmed")
+                }
+                is K6Outcome.Failed -> {
+                    recorder.failed(pod, input.runName, status, input.plan.failurePolicy, outcome.reason, outcome.message, input.deployment)
+                    log.atWarn().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
+                        .addKeyValue("reason", outcome.reason).addKeyValue("message", outcome.message).log("warm-up failed")
+                }
+                K6Outcome.Cancelled -> log.atInfo().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
+                    .log("warm-up cancelled")
+            }
+        } catch (e: KubernetesClientException) {
+            // the result is kept in memory; the requeue below publishes it again
+            log.atWarn().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name).setCause(e)
+                .log("warm-up result not fully recorded")
+        } finally {
+            requeue(ns, pod.metadata.name)
+        }
+    }
+
+    private inner class Listener(private val input: Input) : AttemptListener {
+        override fun attemptStarted(attempt: Int) {
+            val status = input.status
+            status.attempts = attempt
+            writeProgress(input, status)
+            if (attempt == 1) {
+                val plan = input.plan
+                events.normal(
+                    input.pod,
+                    Keys.EventReasons.WARMUP_STARTED,
+                    "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
+                        "warm-up at ${plan.warmupRate}/s (at most ${plan.maxWarmupRequests}), ${plan.passRequests} warm",
+                )
+            }
+        }
+
+        override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration) {
+            input.status.message = "attempt $attempt failed (${failure.reason}: ${failure.message}); retrying in ${retryIn.toMillis()}ms"
+            writeProgress(input, input.status)
+            log.atWarn().addKeyValue("namespace", input.pod.metadata.namespace).addKeyValue("pod", input.pod.metadata.name)
+                .addKeyValue("attempt", attempt).addKeyValue("reason", failure.reason)
+                .addKeyValue("message", failure.message).log("warm-up attempt failed")
+        }
+    }
+
+    private fun writeProgress(input: Input, status: WarmupRunStatus) {
+        try {
+            recorder.progress(input.pod.metadata.namespace, input.runName, status)
+        } catch (e: KubernetesClientException) {
+            // progress is informational; the final status is what must land, and it is retried
+            log.atWarn().addKeyValue("namespace", input.pod.metadata.namespace).addKeyValue("run", input.runName)
+                .setCause(e).log("run progress not written")
+        }
+    }
+}

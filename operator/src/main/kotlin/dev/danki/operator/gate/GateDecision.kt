@@ -1,0 +1,78 @@
+package dev.danki.operator.gate
+
+/** What the pod reconciler knows about one gated pod, gathered from the informer caches. */
+data class PodFacts(
+    /** The pod spec lists the `danki.dev/warmed` readiness gate. */
+    val hasGate: Boolean,
+    /** The pod has a deletionTimestamp. */
+    val deleting: Boolean,
+    /** A warm-up is wanted: the Deployment opted in, or the user wrote the gate themselves. */
+    val wanted: Boolean,
+    val containersReady: Boolean,
+    val hasPodIP: Boolean,
+    /** Status of the gate condition: true, false, or null when absent. */
+    val gateTrue: Boolean?,
+    /** Phase of the WarmupRun for the pod's current restart count, or null when there is none. */
+    val runPhase: String?,
+    /** A WarmupRun exists for an earlier restart count: the containers restarted since. */
+    val olderRunExists: Boolean,
+    /** This operator process is running or queueing the pod's warm-up right now. */
+    val activeHere: Boolean,
+    /** The Deployment's annotations are invalid. */
+    val invalidConfig: Boolean,
+    /** ContainersReady plus the timeout lies in the past. */
+    val deadlinePassed: Boolean,
+)
+
+/** The one thing to do for a pod; every path for a gated pod ends in one of these. */
+enum class GateDecision {
+    /** Not danki's pod (no gate) or on its way out: stop any warm-up, write nothing. */
+    IGNORE,
+
+    /** Opt-out while gated: set the gate True with reason `WarmupDisabled`. */
+    RELEASE,
+
+    /** Containers not ready or no IP yet: the next pod event brings us back. */
+    WAIT,
+
+    /** Nothing left to do (gate True, or a run ended and its result is on the pod). */
+    DONE,
+
+    /** The gate is True but the containers restarted: set it False and warm again. */
+    RESET_AFTER_RESTART,
+
+    /** A run ended: copy its result onto the gate (idempotent). */
+    PUBLISH_RESULT,
+
+    /** The warm-up is queued or running in this process: wait for it. */
+    IN_PROGRESS,
+
+    /** The annotations are invalid: fail the run and apply the failure policy. */
+    FAIL_INVALID_CONFIG,
+
+    /** The pod's timeout passed with no result (e.g. queued too long): apply the failure policy. */
+    FAIL_TIMEOUT,
+
+    /** Create or restart the WarmupRun and queue the warm-up. */
+    START,
+    ;
+
+    companion object {
+        private val TERMINAL = setOf("Succeeded", "Failed")
+
+        /** The gate decision table; see GateDecisionTest for every row. */
+        fun decide(facts: PodFacts): GateDecision = with(facts) {
+            when {
+                !hasGate || deleting -> IGNORE
+                !wanted -> if (gateTrue == true) DONE else RELEASE
+                gateTrue == true -> if (runPhase == null && olderRunExists) RESET_AFTER_RESTART else DONE
+                runPhase in TERMINAL -> PUBLISH_RESULT
+                activeHere -> IN_PROGRESS
+                !containersReady || !hasPodIP -> WAIT
+                invalidConfig -> FAIL_INVALID_CONFIG
+                deadlinePassed -> FAIL_TIMEOUT
+                else -> START
+            }
+        }
+    }
+}

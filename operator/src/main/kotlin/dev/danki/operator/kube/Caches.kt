@@ -1,0 +1,84 @@
+package dev.danki.operator.kube
+
+import io.fabric8.kubernetes.api.model.HasMetadata
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.dsl.MixedOperation
+import io.fabric8.kubernetes.client.dsl.Resource
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer
+
+/** One informer per watched namespace (or one for all namespaces), read as a single cache. */
+class Cache<T : HasMetadata>(private val informers: List<SharedIndexInformer<T>>) {
+    fun get(namespace: String, name: String): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
+
+    fun byIndex(index: String, key: String): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
+
+    fun list(): List<T> = informers.flatMap { it.indexer.list() }
+
+    fun hasSynced(): Boolean = informers.all { it.hasSynced() }
+
+    fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
+
+    fun addIndex(index: String, keys: (T) -> List<String>) =
+        informers.forEach { it.addIndexers(mapOf(index to java.util.function.Function<T, List<String>> { t -> keys(t) })) }
+
+    fun start() = informers.forEach { it.start() }
+
+    fun stop() = informers.forEach { it.stop() }
+}
+
+/**
+ * The informer caches every reconciler reads from: Deployments, Pods and WarmupRuns in the watched
+ * namespaces. Pods are indexed by their Deployment, WarmupRuns by their pod.
+ */
+class Caches(client: KubernetesClient, namespaces: List<String>) {
+    val deployments: Cache<Deployment> = cacheOf(namespaces) { ns -> scoped(client.apps().deployments(), ns) }
+    val pods: Cache<Pod> = cacheOf(namespaces) { ns -> scoped(client.pods(), ns) }
+    val runs: Cache<WarmupRun> = cacheOf(namespaces) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
+
+    init {
+        pods.addIndex(BY_DEPLOYMENT) { pod -> listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" }) }
+        runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
+    }
+
+    fun start() {
+        deployments.start()
+        pods.start()
+        runs.start()
+    }
+
+    fun stop() {
+        deployments.stop()
+        pods.stop()
+        runs.stop()
+    }
+
+    fun hasSynced() = deployments.hasSynced() && pods.hasSynced() && runs.hasSynced()
+
+    fun podsOf(namespace: String, deployment: String): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
+
+    fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
+
+    companion object {
+        const val BY_DEPLOYMENT = "deployment"
+        const val BY_POD = "pod"
+
+        /** Full resync re-queues every object now and then, in case an event was missed. */
+        const val RESYNC_MILLIS = 10 * 60 * 1000L
+
+        private fun <T : HasMetadata, L> scoped(
+            op: MixedOperation<T, L, out Resource<T>>,
+            namespace: String?,
+        ) = if (namespace == null) op.inAnyNamespace() else op.inNamespace(namespace)
+
+        private fun <T : HasMetadata> cacheOf(
+            namespaces: List<String>,
+            scope: (String?) -> io.fabric8.kubernetes.client.dsl.Informable<T>,
+        ): Cache<T> {
+            val targets: List<String?> = namespaces.ifEmpty { listOf(null) }
+            return Cache(targets.map { scope(it).runnableInformer(RESYNC_MILLIS) })
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.danki.operator.kube
+
+/**
+ * Every Kubernetes key danki reads or writes: annotations, labels, the readiness-gate condition,
+ * condition reasons, event reasons and the server-side-apply field manager. Defined once, here.
+ */
+object Keys {
+    /** Prefix shared by every annotation, label and condition type. */
+    const val PREFIX = "danki.dev/"
+
+    /** Server-side-apply field manager for every write danki makes. */
+    const val FIELD_MANAGER = "danki"
+
+    /** Readiness-gate condition type that a warm-up sets True. */
+    const val GATE_CONDITION = "${PREFIX}warmed"
+
+    /** Label on the pod template of an opted-in Deployment; same key as the opt-in annotation. */
+    const val WARMUP_LABEL = "${PREFIX}warmup"
+    const val WARMUP_LABEL_VALUE = "enabled"
+
+    /** Deployment annotations (user settings). */
+    object Annotations {
+        const val WARMUP = "${PREFIX}warmup"
+        const val PORT = "${PREFIX}port"
+        const val PATHS = "${PREFIX}paths"
+        const val RATE = "${PREFIX}rate"
+        const val REQUESTS = "${PREFIX}requests"
+        const val WARMUP_RATE = "${PREFIX}warmup-rate"
+        const val MAX_WARMUP_REQUESTS = "${PREFIX}max-warmup-requests"
+        const val TARGET_P95 = "${PREFIX}target-p95"
+        const val TIMEOUT = "${PREFIX}timeout"
+        const val FAILURE_POLICY = "${PREFIX}failure-policy"
+        const val HEADERS = "${PREFIX}headers"
+
+        /** The value of [WARMUP] that opts a Deployment in. */
+        const val ENABLED = "enabled"
+
+        val ALL = listOf(
+            WARMUP, PORT, PATHS, RATE, REQUESTS, WARMUP_RATE, MAX_WARMUP_REQUESTS, TARGET_P95, TIMEOUT,
+            FAILURE_POLICY, HEADERS,
+        )
+    }
+
+    /** Reasons on the pod's gate condition. */
+    object GateReasons {
+        const val WARMED_UP = "WarmedUp"
+        const val WARMUP_DISABLED = "WarmupDisabled"
+        const val WARMUP_FAILED_OPEN = "WarmupFailedOpen"
+        const val WARMUP_FAILED = "WarmupFailed"
+        const val CONTAINER_RESTARTED = "ContainerRestarted"
+    }
+
+    /** Event reasons (pod and Deployment). */
+    object EventReasons {
+        const val WARMUP_STARTED = "WarmupStarted"
+        const val WARMED_UP = "WarmedUp"
+        const val WARMUP_FAILED = "WarmupFailed"
+        const val WARMUP_FAILED_OPEN = "WarmupFailedOpen"
+        const val INVALID_CONFIG = "InvalidWarmupConfig"
+    }
+
+    /** WarmupRun condition types and reasons. */
+    object RunConditions {
+        const val COMPLETED = "Completed"
+        const val REASON_SUCCEEDED = "Succeeded"
+        const val REASON_INVALID_CONFIG = "InvalidWarmupConfig"
+        const val REASON_TIMEOUT = "Timeout"
+        const val REASON_K6_FAILED = "K6Failed"
+        const val REASON_TOO_MANY_ERRORS = "TooManyErrors"
+    }
+
+    /** Header every warm-up request carries, so services can tell warm-up traffic apart. */
+    const val WARMUP_HEADER = "X-Danki-Warmup"
+
+    /** Kubernetes' own keys that danki reads. */
+    const val POD_TEMPLATE_HASH = "pod-template-hash"
+    const val CONTAINERS_READY = "ContainersReady"
+}

@@ -1,0 +1,50 @@
+package dev.danki.operator.kube
+
+import dev.danki.operator.config.OperatorConfig
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+
+/** fabric8's LeaderElector on a `coordination.k8s.io` Lease, or "always leader" when election is off. */
+class LeaderElection(private val client: KubernetesClient, private val config: OperatorConfig) {
+    private val log = LoggerFactory.getLogger(LeaderElection::class.java)
+    private var running: CompletableFuture<*>? = null
+
+    /** Calls [onLeading] once leadership is won, [onLost] if it is lost later. */
+    fun run(onLeading: () -> Unit, onLost: () -> Unit) {
+        if (!config.leaderElection) {
+            onLeading()
+            return
+        }
+        val electionConfig = LeaderElectionConfigBuilder()
+            .withName(config.leaseName)
+            .withLeaseDuration(LEASE_DURATION)
+            .withRenewDeadline(RENEW_DEADLINE)
+            .withRetryPeriod(RETRY_PERIOD)
+            .withReleaseOnCancel(true)
+            .withLock(LeaseLock(config.leaseNamespace, config.leaseName, config.identity))
+            .withLeaderCallbacks(
+                LeaderCallbacks(onLeading, onLost) { leader ->
+                    log.atInfo().addKeyValue("leader", leader).log("leader changed")
+                },
+            )
+            .build()
+        running = client.leaderElector().withConfig(electionConfig).build().start()
+    }
+
+    /** Gives the Lease up (release on cancel), so a standby takes over without waiting for expiry. */
+    fun stop() {
+        running?.cancel(true)
+    }
+
+    companion object {
+        /** client-go's defaults: a standby takes over at most 15 s after a leader dies. */
+        val LEASE_DURATION: Duration = Duration.ofSeconds(15)
+        val RENEW_DEADLINE: Duration = Duration.ofSeconds(10)
+        val RETRY_PERIOD: Duration = Duration.ofSeconds(2)
+    }
+}

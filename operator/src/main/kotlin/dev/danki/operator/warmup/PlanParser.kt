@@ -1,0 +1,150 @@
+package dev.danki.operator.warmup
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.kube.Keys.Annotations
+import io.fabric8.kubernetes.api.model.PodSpec
+import java.time.Duration
+
+/** One invalid annotation: which key, what it held, and what danki expected instead. */
+data class ConfigProblem(val key: String, val value: String, val expected: String) {
+    override fun toString() = "$key=\"$value\": expected $expected"
+}
+
+/** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
+data class PlanResult(val plan: WarmupPlan?, val problems: List<ConfigProblem>, val failurePolicy: FailurePolicy)
+
+/**
+ * Turns a Deployment's `danki.dev/` annotations and its pod spec into a [WarmupPlan]. Every key is
+ * checked, and every bad one reported, so a user sees all mistakes in one Event.
+ */
+class PlanParser(private val defaultPolicy: FailurePolicy) {
+    private val json = ObjectMapper()
+
+    fun parse(annotations: Map<String, String>, podSpec: PodSpec?): PlanResult {
+        val problems = mutableListOf<ConfigProblem>()
+        fun <T> field(key: String, default: T, expected: String, parse: (String) -> T?): T {
+            val raw = annotations[key] ?: return default
+            return parse(raw) ?: default.also { problems += ConfigProblem(key, raw, expected) }
+        }
+        val policy = field(Annotations.FAILURE_POLICY, defaultPolicy, "open or closed") { FailurePolicy.parse(it) }
+        val port = resolvePort(annotations[Annotations.PORT], podSpec, problems)
+        val plan = WarmupPlan(
+            port = port ?: 0,
+            requests = field(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
+            rate = field(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
+            passRequests = field(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
+                parseCount(it, MAX_PASS)
+            },
+            warmupRate = field(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
+            maxWarmupRequests = field(
+                Annotations.MAX_WARMUP_REQUESTS,
+                WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
+                count(MAX_WARMUP),
+            ) { parseCount(it, MAX_WARMUP) },
+            targetP95 = field<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
+                DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
+            },
+            timeout = field(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
+                DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
+            },
+            failurePolicy = policy,
+            headers = field(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
+        )
+        return PlanResult(plan.takeIf { problems.isEmpty() }, problems, policy)
+    }
+
+    private fun resolvePort(raw: String?, podSpec: PodSpec?, problems: MutableList<ConfigProblem>): Int? {
+        val ports = podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }
+        if (raw == null) {
+            val port = (ports.firstOrNull { it.name == DEFAULT_PORT_NAME } ?: ports.firstOrNull())?.containerPort
+            if (port == null) {
+                problems += ConfigProblem(Annotations.PORT, "", "a port: the pod declares no containerPort")
+            }
+            return port
+        }
+        val trimmed = raw.trim()
+        val number = trimmed.toIntOrNull()
+        val port = when {
+            number != null -> number.takeIf { it in 1..MAX_PORT }
+            PORT_NAME.matches(trimmed) -> ports.firstOrNull { it.name == trimmed }?.containerPort
+            else -> null
+        }
+        if (port == null) problems += ConfigProblem(Annotations.PORT, raw, PORT_EXPECTED + namesOf(ports))
+        return port
+    }
+
+    private fun namesOf(ports: List<io.fabric8.kubernetes.api.model.ContainerPort>): String {
+        val names = ports.mapNotNull { it.name }
+        return if (names.isEmpty()) " (the pod names no port)" else " (named ports: ${names.joinToString(", ")})"
+    }
+
+    private fun parsePaths(raw: String): List<RequestSpec>? {
+        val separator = if (raw.contains('\n')) "\n" else ";"
+        val entries = raw.split(separator).map { it.trim() }.filter { it.isNotEmpty() }
+        if (entries.isEmpty()) return null
+        val specs = entries.map { parseRequest(it) ?: return null }
+        return specs
+    }
+
+    private fun parseRequest(entry: String): RequestSpec? {
+        val parts = entry.split(Regex("\\s+"), limit = 3)
+        if (parts.size < 2) return null
+        val method = parts[0].uppercase()
+        val path = parts[1]
+        if (method !in METHODS || !path.startsWith("/") || path.any { it.isWhitespace() }) return null
+        val body = parts.getOrNull(2)?.trim()?.takeIf { it.isNotEmpty() }
+        if (body != null && !isJson(body)) return null
+        return RequestSpec(method, path, body)
+    }
+
+    // runCatching: a parse error here is the answer "not JSON", not a failure to report upward
+    private fun isJson(text: String) = runCatching { json.readTree(text) }.getOrNull()?.isMissingNode == false
+
+    private fun parseRate(raw: String): Double? {
+        val match = RATE.matchEntire(raw.trim()) ?: return null
+        return match.groupValues[1].toDouble().takeIf { it > 0.0 && it <= MAX_RATE }
+    }
+
+    private fun parseCount(raw: String, max: Int): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
+
+    private fun parseHeaders(raw: String): Map<String, String>? {
+        val node = runCatching { json.readTree(raw) }.getOrNull()
+        if (node == null || !node.isObject) return null
+        val headers = linkedMapOf<String, String>()
+        for ((name, value) in node.properties()) {
+            if (!HEADER_NAME.matches(name) || !value.isTextual) return null
+            headers[name] = value.textValue()
+        }
+        return headers
+    }
+
+    companion object {
+        const val MAX_PORT = 65_535
+        const val DEFAULT_PORT_NAME = "http"
+
+        /** Upper bounds that keep a typo (an extra zero) from hammering a pod for an hour. */
+        const val MAX_RATE = 10_000.0
+        const val MAX_PASS = 100_000
+        const val MAX_WARMUP = 1_000_000
+        val MIN_TIMEOUT: Duration = Duration.ofSeconds(10)
+        val MAX_TIMEOUT: Duration = Duration.ofHours(1)
+        val MAX_TARGET: Duration = Duration.ofMinutes(1)
+
+        private val METHODS = setOf("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+        private val RATE = Regex("(\\d+(?:\\.\\d+)?)(?:/s)?")
+        private val PORT_NAME = Regex("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+        private val HEADER_NAME = Regex("[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+        private const val PATHS_EXPECTED =
+            "one or more 'METHOD /path [JSON body]' entries, one per line or separated by ';', " +
+                "e.g. 'GET /exams/1; POST /exams/1/answers {\"answer\":\"a\"}'"
+        private const val RATE_EXPECTED = "requests per second, a number above 0 and at most 10000, e.g. '20' or '20/s'"
+        private const val TARGET_EXPECTED = "a duration above 0 and at most 1m, e.g. '250ms'"
+        private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
+        private const val HEADERS_EXPECTED =
+            "a JSON object of header names to string values, e.g. '{\"Authorization\":\"Bearer x\"}'"
+        private const val PORT_EXPECTED = "a port number from 1 to 65535 or the name of a containerPort"
+
+        private fun count(max: Int) = "a whole number from 1 to $max"
+    }
+}
