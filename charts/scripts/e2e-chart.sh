@@ -43,9 +43,10 @@ kc() { "$KUBECTL" "$@"; }
 
 # wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 2 s until it succeeds or time runs out.
 wait_for() {
-  local deadline=$((SECONDS + $1)) what=$2; shift 2
+  local limit=$1 what=$2; shift 2
+  local deadline=$((SECONDS + limit))
   until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then echo "     timed out after $((SECONDS - deadline + $1)) s waiting for $what"; return 1; fi
+    if ((SECONDS >= deadline)); then echo "     timed out after $limit s waiting for $what"; return 1; fi
     sleep 2
   done
 }
@@ -86,7 +87,7 @@ can_i_list() {
 expect_rules() {
   local name=$1 ns=$2 sa_ns=$3 sa=$4 baseline=$5; shift 5
   local want got
-  want=$( { printf '%s\n' "$baseline"; printf '%s\n' "$@"; } | sed '/^$/d' | sort -u)
+  want=$( { printf '%s\n' "$baseline"; printf '%s\n' "$@"; } | sed "/^$/d" | sort)
   got=$(can_i_list "$ns" "$sa_ns" "$sa")
   if [[ $want == "$got" ]]; then pass "$name"; else
     fail "$name"; diff <(echo "$want") <(echo "$got") | sed 's/^/     /' || true
@@ -97,8 +98,8 @@ expect_rules() {
 denied() {
   local ns=$1 sa_ns=$2 sa=$3; shift 3
   if kc auth can-i "$@" -n "$ns" --as="system:serviceaccount:$sa_ns:$sa" >/dev/null 2>&1; then
-    fail "denied in $ns: $*"
-  else pass "denied in $ns: $*"; fi
+    fail "denied in ${ns:-(cluster)}: $*"
+  else pass "denied in ${ns:-(cluster)}: $*"; fi
 }
 allowed() {
   local ns=$1 sa_ns=$2 sa=$3; shift 3
@@ -117,6 +118,8 @@ notes_ok() { # NOTES: the next steps and the CRD caveat are there
   grep -qF 'kubectl annotate deployment <name> danki.dev/warmup=enabled' <<<"$1" &&
     grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'Helm keeps the WarmupRun CRD' <<<"$1"
 }
+
+crd_exists() { kc get crd warmupruns.danki.dev -o name >/dev/null; }
 
 pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
   local sas
@@ -187,6 +190,9 @@ run_suite() {
   echo "== $short: $("$helm" version --short)"
   # shellcheck disable=SC2064 # expand now: the trap must clean this suite's names
   trap "cleanup '$helm' '$rel' '$ns'" EXIT
+  # A previous run's namespaces may still be terminating.
+  "$helm" uninstall "$rel" -n "$ns" --wait --timeout 60s >/dev/null 2>&1 || true
+  kc delete namespace "$ns" "$app" "$other" --ignore-not-found --timeout=120s >/dev/null
   kc create namespace "$app" >/dev/null
   kc create namespace "$other" >/dev/null
 
@@ -274,7 +280,7 @@ run_suite() {
   if [[ $residue == "lease.coordination.k8s.io/$LEASE" || -z $residue ]]; then
     pass "$short: the release namespace holds nothing from the chart (Lease kept by the operator: ${residue:-none})"
   else fail "$short: the release namespace is not empty:"; while read -r line; do echo "     $line"; done <<<"$residue"; fi
-  check "$short: the CRD stays after uninstall" kc get crd warmupruns.danki.dev -o name
+  check "$short: the CRD stays after uninstall" crd_exists
   cleanup "$helm" "$rel" "$ns"
   trap - EXIT
 }
