@@ -60,8 +60,9 @@ operator_proc() { "${MEASURE[@]}" proc "$OPERATOR_PID"; }
 # start_watch NS SELECTOR LOG: timestamp every pod change (host clock) into LOG; sets WATCH_PID.
 start_watch() {
   local ns=$1 selector=$2 log=$3
+  # go-template, not jsonpath: kubectl's jsonpath {range} fails on the second object of a watch
   $K -n "$ns" get pods -l "$selector" -w \
-    -o jsonpath='{.metadata.name} {.status.podIP} {range .status.conditions[*]}{.type}={.status} {end}{"\n"}' |
+    -o go-template='{{.metadata.name}} {{or .status.podIP "-"}} {{range .status.conditions}}{{.type}}={{.status}} {{end}}{{"\n"}}' |
     while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$log" &
   WATCH_PID=$!
 }

@@ -27,7 +27,7 @@ export const options = {
     fixed: __ENV.RATE
       ? {
         executor: 'constant-arrival-rate', rate: positiveNumber('RATE', 20), timeUnit: '1s',
-        duration: `${Math.ceil(count / positiveNumber('RATE', 20))}s`,
+        duration: `${Math.round((count * 1000) / positiveNumber("RATE", 20)) - 1}ms`, // the last start falls inside
         preAllocatedVUs: 20, maxVUs: 200,
       }
       : { executor: 'shared-iterations', vus: 1, iterations: count, maxDuration: '10m' },

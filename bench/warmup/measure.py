@@ -25,7 +25,7 @@ def pod_times(log, prefix=""):
         if len(parts) < 2 or not parts[1].startswith(prefix):
             continue
         t, name = float(parts[0]), parts[1]
-        ip = parts[2] if len(parts) > 2 and "=" not in parts[2] else None
+        ip = parts[2] if len(parts) > 2 and "=" not in parts[2] and parts[2] != "-" else None
         conds = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
         pod = pods.setdefault(name, {"first_seen": t, "ip": None, "containersReady": None, "ready": None})
         pod["ip"] = ip or pod["ip"]
