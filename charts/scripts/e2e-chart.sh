@@ -63,10 +63,8 @@ watch_rules() {
   cat <<'EOF'
 deployments.apps [] [] [get list watch patch]
 events [] [] [create patch]
-events.events.k8s.io [] [] [create patch]
 pods [] [] [get list watch]
 pods/status [] [] [patch]
-replicasets.apps [] [] [get list watch]
 warmupruns.danki.dev [] [] [get list watch create update patch delete]
 warmupruns.danki.dev/status [] [] [get update patch]
 EOF
@@ -227,7 +225,8 @@ run_suite() {
   denied "$app" "$ns" "$sa" create pods --subresource=exec
   denied "$app" "$ns" "$sa" create pods --subresource=eviction
   for verb in create update delete; do denied "$app" "$ns" "$sa" "$verb" deployments.apps; done
-  denied "$app" "$ns" "$sa" patch replicasets.apps
+  denied "$app" "$ns" "$sa" list replicasets.apps
+  denied "$app" "$ns" "$sa" create events.events.k8s.io
   denied "$app" "$ns" "$sa" get configmaps
   denied "$app" "$ns" "$sa" create serviceaccounts/token
   denied "$other" "$ns" "$sa" list deployments.apps

@@ -62,10 +62,6 @@ app.kubernetes.io/component: operator
 - apiGroups: ["apps"]
   resources: ["deployments"]
   verbs: ["get", "list", "watch", "patch"]
-# Map a pod to its Deployment through its ReplicaSet.
-- apiGroups: ["apps"]
-  resources: ["replicasets"]
-  verbs: ["get", "list", "watch"]
 # Watch pods become ContainersReady; the operator never writes a pod itself.
 - apiGroups: [""]
   resources: ["pods"]
@@ -74,11 +70,8 @@ app.kubernetes.io/component: operator
 - apiGroups: [""]
   resources: ["pods/status"]
   verbs: ["patch"]
-# WarmupStarted, WarmedUp, WarmupFailed and InvalidWarmupConfig Events (core and events.k8s.io).
+# WarmupStarted, WarmedUp, WarmupFailed and InvalidWarmupConfig Events (core/v1, as fabric8's client.v1().events()).
 - apiGroups: [""]
-  resources: ["events"]
-  verbs: ["create", "patch"]
-- apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
 # The operator's own record of each warm-up, garbage-collected with its pod.

@@ -22,11 +22,9 @@ RELEASE, NAMESPACE = "danki", "danki-system"
 # product's security posture: update the README's RBAC table and the cluster test with it.
 WATCH_RULES = [
     {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]},
-    {"apiGroups": ["apps"], "resources": ["replicasets"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-    {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmupruns"],
      "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmupruns/status"], "verbs": ["get", "update", "patch"]},
