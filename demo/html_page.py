@@ -102,20 +102,23 @@ the exam-start load through its Service's EndpointSlice address: 20 requests/s f
 other ({escape(meta.get('load_order', ''))}), nothing else running. Run {escape(meta.get('started', ''))} on {machine}.</p>
 
 <h2>Exam start, side by side</h2>
-{table(['state'] + pcts + ['requests', 'errors'], summary_rows, ref_from=2)}
-<p class="note">ms. The grey rows are the published exam-server figures (100 requests at 20 rps), for reference.</p>
+{table(['state'] + pcts + ['exam starts', 'failed HTTP requests'], summary_rows, ref_from=2)}
+<p class="note">ms per exam start: one candidate's <code>GET /exams/{{id}}</code> then <code>POST /exams/{{id}}/answers</code>
+(k6-scripts/exam-start.js). The grey rows are the published exam-server figures (100 requests at 20 rps), for
+reference.</p>
 {bars}
 
 <h2>Request latency over time</h2>
-<p class="note">Both charts share their axes (log scale). Black dots are failed requests.</p>
+<p class="note">Each dot is one exam start. Both charts share their axes (log scale).</p>
 {latency_charts(results)}
 
 <h2>Per pod</h2>
-{table(['deployment', 'pod'] + pcts + ['requests'], per_pod)}
+{table(['deployment', 'pod'] + pcts + ['exam starts'], per_pod)}
 
 <h2>danki's record: WarmupRuns</h2>
 <p class="note">The operator's cold pass is what real users would have met on that pod; the warm pass is what they
-get. Requests: cold pass / warm-up / warm pass.</p>
+get. These are single HTTP requests of the paths in <code>danki.dev/paths</code> (ms), not whole exam starts.
+Requests: cold pass / warm-up / warm pass.</p>
 {table(['pod', 'phase', 'stop', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}
 {run_bars}
 

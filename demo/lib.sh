@@ -59,11 +59,13 @@ for s in json.load(sys.stdin)["items"]:
             print(e["targetRef"]["name"], e["addresses"][0])'
 }
 
-# use_cluster: point KUBECONFIG at local cluster instance CLUSTER_INSTANCE (default 0, the shared one).
+# use_cluster: point KUBECONFIG at local cluster instance CLUSTER_INSTANCE (default 0, the shared
+# one), where the local cluster's own scripts keep it.
 use_cluster() {
   export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
-  if ((CLUSTER_INSTANCE == 0)); then export KUBECONFIG=$REPO/.cluster/admin.kubeconfig
-  else export KUBECONFIG=$REPO/.cluster-$CLUSTER_INSTANCE/admin.kubeconfig; fi
+  KUBECONFIG=$(REPO=$REPO bash -c 'source "$REPO/local-cluster/cluster-env.sh" && echo "$KUBECONFIG_PATH"') ||
+    die "bad CLUSTER_INSTANCE=$CLUSTER_INSTANCE"
+  export KUBECONFIG
 }
 
 # ensure_cluster: start the local cluster unless one answers; sets STARTED_CLUSTER=1 if it started it.

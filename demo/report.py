@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from latency import PERCENTILES, load_requests, summarize  # noqa: E402
+from latency import PERCENTILES, failed_http_requests, load_requests, summarize  # noqa: E402
 from progress import run_pod  # noqa: E402
 
 WARM, COLD = "exam-warm", "exam-cold"
@@ -71,32 +71,40 @@ def runs_table(out):
 
 
 def load_results(out):
-    """{deployment: {"pods": {pod: [requests]}, "all": [requests]}} from load/<deployment>/<pod>.csv."""
+    """{deployment: {"pods": {pod: [flows]}, "all": [flows], "failed_http": n}} from
+    load/<deployment>/<pod>.csv (exam-start.js: one flow is a candidate's GET exam + POST answers)."""
     results = {}
     for dep in (WARM, COLD):
         folder = os.path.join(out, "load", dep)
-        pods = {}
+        pods, failed = {}, 0
         if os.path.isdir(folder):
             for name in sorted(os.listdir(folder)):
                 if name.endswith(".csv"):
                     pods[name[:-4]] = load_requests(os.path.join(folder, name))
-        results[dep] = {"pods": pods, "all": [r for reqs in pods.values() for r in reqs]}
+                    failed += failed_http_requests(os.path.join(folder, name))
+        results[dep] = {"pods": pods, "all": [r for reqs in pods.values() for r in reqs], "failed_http": failed}
     return results
 
 
 def state_rows(results):
     """(label, summary) for the two Deployments, in the published table's row order (warm first)."""
     labels = {WARM: "exam-warm (danki, warmed)", COLD: "exam-cold (no warm-up)"}
-    return [(labels[d], summarize(results[d]["all"])) for d in (WARM, COLD)]
+    rows = []
+    for d in (WARM, COLD):
+        summary = summarize(results[d]["all"])
+        summary["errors"] = results[d]["failed_http"]
+        rows.append((labels[d], summary))
+    return rows
 
 
 def load_table(out):
-    header = ["state"] + [f"P{p}" for p in PERCENTILES] + ["requests", "errors", "pods"]
+    header = ["state"] + [f"P{p}" for p in PERCENTILES] + ["flows", "failed HTTP", "pods"]
     results = load_results(out)
     rows = [[label] + [fmt(s[f"p{p}"]) for p in PERCENTILES] + [s["count"], s["errors"], len(results[d]["pods"])]
             for (label, s), d in zip(state_rows(results), (WARM, COLD))]
     rows += [[label] + [fmt(v) for v in vs] + ["100", "-", "1"] for label, vs in PUBLISHED]
-    return text_table(header, rows) + "\n(ms; each new pod got 20 requests/s for 5 s; published rows for reference)"
+    return text_table(header, rows) + ("\n(ms per exam start: GET /exams/{id} then POST its answers; each new pod got "
+                                       "20 of them a second for 5 s. Published rows for reference.)")
 
 
 def verdict(out):

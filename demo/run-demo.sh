@@ -124,7 +124,8 @@ run_load() {
     [[ " ${OLD_PODS[*]} " == *" $pod "* ]] && continue
     n=$((n + 1))
     info "$dep: $pod at http://$ip:8080"
-    K6_CSV_TIME_FORMAT=unix_milli BASE_URL="http://$ip:8080" SUMMARY_PATH="$OUT/load/$dep/$pod.json" \
+    K6_CSV_TIME_FORMAT=unix_milli BASE_URL="http://$ip:8080" RATE=20 DURATION=5 PHASE="$dep" \
+      SUMMARY_PATH="$OUT/load/$dep/$pod.json" \
       "$K6" run --no-usage-report --quiet --out "csv=$OUT/load/$dep/$pod.csv" "$EXAM_START" \
       >"$OUT/load/$dep/$pod.log" 2>&1 &
     K6_PIDS+=("$!:$pod")

@@ -49,7 +49,7 @@ def latency_over_time(title, points, colour, x_max_s, y_range_ms, window_s=0.5):
     for s in range(0, int(x_max_s) + 1, step):
         out.append(f'<text x="{x(s):.1f}" y="{TOP + plot_h + 16}" font-size="11" text-anchor="middle">{s} s</text>')
     out.append(f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 4}" font-size="11" text-anchor="middle">'
-               f'seconds since the exam-start load began (each dot is one request)</text>')
+               f'seconds since the exam-start load began</text>')
     for t, ms, ok in points:
         fill = colour if ok else "#000"
         out.append(f'<circle cx="{x(t):.1f}" cy="{y(ms):.1f}" r="2.6" fill="{fill}" fill-opacity="0.55"/>')

@@ -55,10 +55,10 @@ measure_strategy() {
   esac
   sleep 0.3  # one more sample after the last warm-up request
   kill "$poll_pid" 2>/dev/null || true; wait "$poll_pid" 2>/dev/null || true
-  k6_run "q-$s-first" "$EXAM_START" BASE_URL="http://$ip:8080"
+  k6_run "q-$s-first" "$EXAM_START" BASE_URL="http://$ip:8080" RATE=20 DURATION=5 PHASE=first
   k6_run "q-$s-fullwarm" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT="$FULL_WARM" \
     RATE="$FULL_WARM_RATE" PATHS="$WARMUP_PATHS"
-  k6_run "q-$s-steady" "$EXAM_START" BASE_URL="http://$ip:8080"
+  k6_run "q-$s-steady" "$EXAM_START" BASE_URL="http://$ip:8080" RATE=20 DURATION=5 PHASE=steady
   record section=quality strategy="$s" pod="$pod" t_scale="$t_scale" t_containers_ready="$t_cr" \
     t_ready="$t_ready" t_k6_start="$t_k6" \
     first100="$("${MEASURE[@]}" latency "$OUT/k6/q-$s-first.csv" 100)" \
