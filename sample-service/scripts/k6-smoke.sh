@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A short smoke run of every sample-service k6 script against a fresh service on loopback
+# (a few seconds each). DATABASE_URL selects the database (the Makefile passes its PostgreSQL);
+# K6 is the k6 binary. Exits non-zero when a script fails its checks or thresholds.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/service.sh"
+K6="${K6:-$SAMPLE_REPO/bin/k6}"
+OUT="${SMOKE_DIR:-$SAMPLE_REPO/.work/k6-smoke}"
+SCRIPTS="$SAMPLE_REPO/k6-scripts"
+mkdir -p "$OUT"
+trap sample_stop EXIT
+
+# 8 request threads, as in the published head-of-line and runBlocking runs
+sample_start "$OUT/service.log" CALL_GROUP_SIZE=8 DB_POOL_SIZE=32 ${DATABASE_URL:+DATABASE_URL="$DATABASE_URL"}
+echo "k6-smoke: sample-service at $SAMPLE_URL (log $OUT/service.log)"
+
+failed=0
+run() {
+  local name="$1"; shift
+  echo "k6-smoke: $name"
+  if ! env BASE_URL="$SAMPLE_URL" SUMMARY_PATH="$OUT/$name.json" "$@" \
+      timeout 120 "$K6" run --no-usage-report -q "$SCRIPTS/$name" >"$OUT/$name.log" 2>&1; then
+    echo "k6-smoke: $name FAILED, see $OUT/$name.log" >&2
+    tail -n 20 "$OUT/$name.log" >&2
+    failed=$((failed + 1))
+  fi
+}
+
+run head-of-line.js SLOW_SECONDS=3 FAST_REQUESTS=16
+run runblocking-vs-withcontext.js SECONDS=0.5 CONCURRENCY=16 PHASE_GAP_SECONDS=4
+run exam-start.js RATE=10 DURATION=2
+run threads-under-load.js RATE=20 DURATION=2 DOWNSTREAM_MS=200
+
+echo "k6-smoke: $((4 - failed)) passed, $failed failed"
+exit $((failed > 0))
