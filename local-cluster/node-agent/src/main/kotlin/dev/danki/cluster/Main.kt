@@ -17,7 +17,8 @@ fun main(args: Array<String>) {
             System.err.println("node-agent: bad arguments:\n  " + e.problems.joinToString("\n  "))
             exitProcess(2)
         }
-    val client = KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(config.kubeconfig))).build()
+    val kubeconfig = Config.fromKubeconfig(Files.readString(config.kubeconfig))
+    val client = KubernetesClientBuilder().withConfig(kubeconfig).build()
     val agent = NodeAgent(config, client)
     val stopped = CountDownLatch(1)
     Runtime.getRuntime().addShutdownHook(

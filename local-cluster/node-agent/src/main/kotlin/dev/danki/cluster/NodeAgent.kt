@@ -33,7 +33,10 @@ import java.time.Duration
  * The node agent: registers the Node, keeps its Lease and status fresh, and runs the pods bound
  * to it. At start and at stop it removes every namespace and veth of its instance that no pod owns.
  */
-class NodeAgent(private val config: AgentConfig, private val client: KubernetesClient) {
+class NodeAgent(
+    private val config: AgentConfig,
+    private val client: KubernetesClient,
+) {
     private val log = LoggerFactory.getLogger(NodeAgent::class.java)
     private val scope = CoroutineScope(SupervisorJob() + Dispatchers.IO)
     private val network = PodNetwork(config)
@@ -60,12 +63,16 @@ class NodeAgent(private val config: AgentConfig, private val client: KubernetesC
         val lease = NodeLease(client, config)
         registration.register()
         lease.renew()
-        scope.launch { every(Duration.ofSeconds(NodeLease.RENEW_SECONDS), "node lease renewal failed") { lease.renew() } }
+        val renewal = Duration.ofSeconds(NodeLease.RENEW_SECONDS)
+        scope.launch { every(renewal, "node lease renewal failed") { lease.renew() } }
         scope.launch { every(STATUS_HEARTBEAT, "node status heartbeat failed") { registration.heartbeat() } }
         informer =
-            client.pods().inAnyNamespace().withField("spec.nodeName", config.nodeName)
+            client
+                .pods()
+                .inAnyNamespace()
+                .withField("spec.nodeName", config.nodeName)
                 .inform(supervisor, INFORMER_RESYNC.toMillis())
-        log.infoWith("node agent started", "node" to config.nodeName, "podCidr" to config.podCidr, "bridge" to config.bridge)
+        log.infoWith("node agent started", "node" to config.nodeName, "podCidr" to config.podCidr)
     }
 
     /** Stops every pod (each within its grace period, capped), then removes leftovers. Pods stay in the API. */

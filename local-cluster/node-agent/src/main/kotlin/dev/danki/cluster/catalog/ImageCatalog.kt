@@ -19,10 +19,16 @@ data class CatalogImage(
 )
 
 /** Raised when the catalog file cannot be read or is malformed; the message names the file. */
-class CatalogException(message: String) : IllegalStateException(message)
+class CatalogException(
+    message: String,
+    cause: Throwable? = null,
+) : IllegalStateException(message, cause)
 
 /** The image catalog file (`local-cluster/images.yaml`): a map from image name to [CatalogImage]. */
-class ImageCatalog(val source: String, private val images: Map<String, CatalogImage>) {
+class ImageCatalog(
+    val source: String,
+    private val images: Map<String, CatalogImage>,
+) {
     /** The entry for [image], or null when the catalog has none. */
     fun find(image: String): CatalogImage? = images[image]
 
@@ -41,12 +47,13 @@ class ImageCatalog(val source: String, private val images: Map<String, CatalogIm
                 try {
                     Files.readString(file)
                 } catch (e: java.io.IOException) {
-                    throw CatalogException("cannot read image catalog $file: ${e.message}")
+                    throw CatalogException("cannot read image catalog $file: ${e.message}", e)
                 }
             return parse(text, file.toString(), repo.toString())
         }
 
         /** Parses catalog YAML [text]; [source] names it in errors. */
+        @Suppress("ThrowsCount") // one throw per way the file can be wrong, each with its own message
         fun parse(
             text: String,
             source: String,
@@ -56,10 +63,12 @@ class ImageCatalog(val source: String, private val images: Map<String, CatalogIm
                 try {
                     yaml.readTree(text)
                 } catch (e: com.fasterxml.jackson.core.JacksonException) {
-                    throw CatalogException("image catalog $source is not valid YAML: ${e.originalMessage}")
+                    throw CatalogException("image catalog $source is not valid YAML: ${e.originalMessage}", e)
                 }
             val imagesNode = root?.get("images")
-            if (imagesNode == null || !imagesNode.isObject) throw CatalogException("image catalog $source has no 'images' map")
+            if (imagesNode == null || !imagesNode.isObject) {
+                throw CatalogException("image catalog $source has no 'images' map")
+            }
             val problems = mutableListOf<String>()
             val images = mutableMapOf<String, CatalogImage>()
             imagesNode.fields().forEach { (name, node) ->
@@ -75,7 +84,11 @@ class ImageCatalog(val source: String, private val images: Map<String, CatalogIm
             problems: Problems,
         ): CatalogImage? {
             if (!node.isObject) return null.also { problems.add("must be a map with 'command'") }
-            node.fieldNames().asSequence().filter { it !in KEYS }.forEach { problems.add("unknown key '$it'") }
+            node
+                .fieldNames()
+                .asSequence()
+                .filter { it !in KEYS }
+                .forEach { problems.add("unknown key '$it'") }
             val command = stringList(node.get("command"), "command", problems)
             if (command.isEmpty()) problems.add("'command' must be a non-empty list of strings")
             val args = stringList(node.get("args"), "args", problems)
@@ -96,7 +109,11 @@ class ImageCatalog(val source: String, private val images: Map<String, CatalogIm
             problems: Problems,
         ): List<String> {
             if (node == null || node.isNull) return emptyList()
-            if (!node.isArray || node.any { !it.isValueNode }) return emptyList<String>().also { problems.add("'$key' must be a list of strings") }
+            if (!node.isArray ||
+                node.any { !it.isValueNode }
+            ) {
+                return emptyList<String>().also { problems.add("'$key' must be a list of strings") }
+            }
             return node.map { it.asText() }
         }
 
@@ -107,7 +124,10 @@ class ImageCatalog(val source: String, private val images: Map<String, CatalogIm
 }
 
 /** Collects problems under a common prefix. */
-private class Problems(private val sink: MutableList<String>, private val prefix: String) {
+private class Problems(
+    private val sink: MutableList<String>,
+    private val prefix: String,
+) {
     fun add(problem: String) {
         sink += prefix + problem
     }

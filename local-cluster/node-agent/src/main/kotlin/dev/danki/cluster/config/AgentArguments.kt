@@ -3,7 +3,9 @@ package dev.danki.cluster.config
 import java.nio.file.Path
 
 /** Raised when the command line is incomplete or wrong; carries every problem at once. */
-class BadArgumentsException(val problems: List<String>) : IllegalArgumentException(problems.joinToString("; "))
+class BadArgumentsException(
+    val problems: List<String>,
+) : IllegalArgumentException(problems.joinToString("; "))
 
 /**
  * Parses `--name=value` arguments into an [AgentConfig], collecting every problem before failing,
@@ -12,10 +14,20 @@ class BadArgumentsException(val problems: List<String>) : IllegalArgumentExcepti
 object AgentArguments {
     private val required =
         listOf(
-            "kubeconfig", "node-name", "instance", "bridge", "bridge-ip", "pod-cidr",
-            "api-port", "ca-file", "repo", "catalog", "state-dir",
+            "kubeconfig",
+            "node-name",
+            "instance",
+            "bridge",
+            "bridge-ip",
+            "pod-cidr",
+            "api-port",
+            "ca-file",
+            "repo",
+            "catalog",
+            "state-dir",
         )
 
+    @Suppress("CyclomaticComplexMethod") // a flat list of independent checks, one per argument
     fun parse(args: Array<String>): AgentConfig {
         val problems = mutableListOf<String>()
         val values = mutableMapOf<String, String>()
@@ -35,8 +47,14 @@ object AgentArguments {
             problems += "--instance must be a number from 0 to $MAX_INSTANCE"
         }
         val apiPort = values["api-port"]?.toIntOrNull()
-        if (values["api-port"] != null && (apiPort == null || apiPort !in 1..MAX_PORT)) problems += "--api-port must be a port number"
-        val grace = values["shutdown-grace-seconds"]?.let { it.toLongOrNull() ?: -1L.also { _ -> problems += "--shutdown-grace-seconds must be a number" } }
+        if (values["api-port"] != null && (apiPort == null || apiPort !in 1..MAX_PORT)) {
+            problems += "--api-port must be a port number"
+        }
+        val grace =
+            values["shutdown-grace-seconds"]?.let {
+                it.toLongOrNull()
+                    ?: -1L.also { _ -> problems += "--shutdown-grace-seconds must be a number" }
+            }
         if (problems.isNotEmpty()) throw BadArgumentsException(problems)
         return AgentConfig(
             kubeconfig = Path.of(values.getValue("kubeconfig")),

@@ -35,7 +35,7 @@ data class AgentConfig(
     /** Prefix of every network namespace this agent creates (`danki<instance>-`). */
     val netnsPrefix: String get() = "danki$instance-"
 
-    /** Prefix of every host-side veth this agent creates (`dk<instance>v`), short because link names are 15 bytes at most. */
+    /** Prefix of every host-side veth this agent creates (`dk<instance>v`); link names have 15 bytes at most. */
     val vethPrefix: String get() = "dk${instance}v"
 
     companion object {

@@ -7,7 +7,7 @@ import org.slf4j.event.Level
 fun Logger.event(
     level: Level,
     message: String,
-    vararg fields: Pair<String, Any?>,
+    fields: List<Pair<String, Any?>>,
     error: Throwable? = null,
 ) {
     var builder = atLevel(level).setMessage(message)
@@ -20,11 +20,24 @@ fun Logger.event(
 fun Logger.infoWith(
     message: String,
     vararg fields: Pair<String, Any?>,
-) = event(Level.INFO, message, *fields)
+) = event(Level.INFO, message, fields.toList())
+
+/** [event] at INFO, with fields built as a list (common fields plus extra ones). */
+fun Logger.infoWith(
+    message: String,
+    fields: List<Pair<String, Any?>>,
+) = event(Level.INFO, message, fields)
 
 /** [event] at WARN, the exception last. */
 fun Logger.warnWith(
     message: String,
     vararg fields: Pair<String, Any?>,
     error: Throwable? = null,
-) = event(Level.WARN, message, *fields, error = error)
+) = event(Level.WARN, message, fields.toList(), error)
+
+/** [event] at WARN with fields built as a list, the exception last. */
+fun Logger.warnWith(
+    message: String,
+    fields: List<Pair<String, Any?>>,
+    error: Throwable? = null,
+) = event(Level.WARN, message, fields, error)

@@ -4,7 +4,9 @@ import java.io.IOException
 import java.util.concurrent.TimeUnit
 
 /** A host command (`ip ...`) failed; the message carries its output. */
-class HostCommandException(message: String) : IOException(message)
+class HostCommandException(
+    message: String,
+) : IOException(message)
 
 /** Runs short host commands such as `ip netns add`, with a time limit. */
 object HostCommand {
@@ -18,7 +20,11 @@ object HostCommand {
             process.destroyForcibly()
             throw HostCommandException("${argv.joinToString(" ")} timed out")
         }
-        if (process.exitValue() != 0) throw HostCommandException("${argv.joinToString(" ")} failed (${process.exitValue()}): ${output.trim()}")
+        if (process.exitValue() !=
+            0
+        ) {
+            throw HostCommandException("${argv.joinToString(" ")} failed (${process.exitValue()}): ${output.trim()}")
+        }
         return output
     }
 
@@ -26,7 +32,9 @@ object HostCommand {
     fun tryRun(vararg argv: String): String? =
         try {
             run(*argv)
-        } catch (e: HostCommandException) {
-            null
+        } catch (
+            @Suppress("SwallowedException") e: HostCommandException,
+        ) {
+            null // the thing to remove is already gone
         }
 }

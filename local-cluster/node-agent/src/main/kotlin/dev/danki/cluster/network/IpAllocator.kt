@@ -4,7 +4,9 @@ package dev.danki.cluster.network
  * Hands out pod addresses from a /24 (`a.b.c.0/24`): .1 is the bridge, .2 to .254 go to pods.
  * Addresses are taken lowest first and given back when a pod goes away.
  */
-class IpAllocator(cidr: String) {
+class IpAllocator(
+    cidr: String,
+) {
     private val prefix: String
     private val taken = sortedSetOf<Int>()
 
@@ -20,7 +22,7 @@ class IpAllocator(cidr: String) {
     /** Takes a free address; throws when all are in use. */
     @Synchronized
     fun allocate(): String {
-        val host = (FIRST..LAST).firstOrNull { it !in taken } ?: throw IllegalStateException("no free pod address in $prefix.0/24")
+        val host = (FIRST..LAST).firstOrNull { it !in taken } ?: error("no free pod address in $prefix.0/24")
         taken += host
         return "$prefix.$host"
     }

@@ -5,13 +5,19 @@ import dev.danki.cluster.logging.infoWith
 import org.slf4j.LoggerFactory
 
 /** One pod's network: a namespace, a veth pair (eth0 inside, the host end on the bridge) and an address. */
-data class PodNetworkHandle(val netns: String, val hostVeth: String, val ip: String)
+data class PodNetworkHandle(
+    val netns: String,
+    val hostVeth: String,
+    val ip: String,
+)
 
 /**
  * Creates and removes pod network namespaces with `ip`. Names carry the instance prefix, so the
  * agent can find what it left behind after a crash without touching other instances.
  */
-class PodNetwork(private val config: AgentConfig) {
+class PodNetwork(
+    private val config: AgentConfig,
+) {
     private val log = LoggerFactory.getLogger(PodNetwork::class.java)
 
     /** Names for a pod with [uid]: the first 8 hex digits of the uid keep the veth name within 15 bytes. */
@@ -55,7 +61,11 @@ class PodNetwork(private val config: AgentConfig) {
 
     /** PIDs of processes in [netns] (the whole process tree of a pod, however it forked). */
     fun pidsIn(netns: String): List<Long> =
-        HostCommand.tryRun("ip", "netns", "pids", netns).orEmpty().lines().mapNotNull { it.trim().toLongOrNull() }
+        HostCommand
+            .tryRun("ip", "netns", "pids", netns)
+            .orEmpty()
+            .lines()
+            .mapNotNull { it.trim().toLongOrNull() }
 
     private fun killEverythingIn(netns: String) {
         pidsIn(netns).forEach { pid -> ProcessHandle.of(pid).ifPresent { it.destroyForcibly() } }
@@ -63,15 +73,22 @@ class PodNetwork(private val config: AgentConfig) {
 
     /** Removes every namespace and veth with this instance's prefix: orphans of an earlier run. Returns how many. */
     fun removeOrphans(keep: Set<String> = emptySet()): Int {
+        val keptIds = keep.map { it.removePrefix(config.netnsPrefix) }.toSet()
         val namespaces =
-            HostCommand.tryRun("ip", "netns", "list").orEmpty().lines()
+            HostCommand
+                .tryRun("ip", "netns", "list")
+                .orEmpty()
+                .lines()
                 .map { it.substringBefore(" ").trim() }
                 .filter { it.startsWith(config.netnsPrefix) && it !in keep }
         val veths =
-            HostCommand.tryRun("ip", "-o", "link", "show").orEmpty().lines()
+            HostCommand
+                .tryRun("ip", "-o", "link", "show")
+                .orEmpty()
+                .lines()
                 .mapNotNull { Regex("""^\d+: ([^:@]+)""").find(it)?.groupValues?.get(1) }
                 .filter { it.startsWith(config.vethPrefix) }
-                .filter { veth -> keep.none { it.removePrefix(config.netnsPrefix) == veth.removePrefix(config.vethPrefix) } }
+                .filter { veth -> veth.removePrefix(config.vethPrefix) !in keptIds }
         namespaces.forEach { killEverythingIn(it) }
         namespaces.forEach { HostCommand.tryRun("ip", "netns", "delete", it) }
         veths.forEach { HostCommand.tryRun("ip", "link", "delete", it) }

@@ -10,7 +10,10 @@ import java.time.ZonedDateTime
  * The node's Lease in kube-node-lease. The node lifecycle controller reads it as the heartbeat:
  * without a renewal within 40 s the Node turns Ready=Unknown and its pods are evicted later.
  */
-class NodeLease(private val client: KubernetesClient, private val config: AgentConfig) {
+class NodeLease(
+    private val client: KubernetesClient,
+    private val config: AgentConfig,
+) {
     fun renew() {
         val lease =
             LeaseBuilder()
@@ -24,7 +27,13 @@ class NodeLease(private val client: KubernetesClient, private val config: AgentC
                 .withRenewTime(ZonedDateTime.now(ZoneOffset.UTC))
                 .endSpec()
                 .build()
-        client.leases().inNamespace(NAMESPACE).resource(lease).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply()
+        client
+            .leases()
+            .inNamespace(NAMESPACE)
+            .resource(lease)
+            .fieldManager(FIELD_MANAGER)
+            .forceConflicts()
+            .serverSideApply()
     }
 
     companion object {

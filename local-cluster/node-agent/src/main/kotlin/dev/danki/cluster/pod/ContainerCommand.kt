@@ -18,7 +18,8 @@ object ContainerCommand {
     private val LAUNCH_SCRIPT =
         """
         if [ -n "${'$'}1" ]; then
-          mkdir -p "${'$'}2" && mount --bind -o ro "${'$'}1" "${'$'}2" || { echo "cannot mount ${'$'}1 at ${'$'}2" >&2; exit $MOUNT_FAILED_EXIT; }
+          mkdir -p "${'$'}2" && mount --bind -o ro "${'$'}1" "${'$'}2" ||
+            { echo "cannot mount ${'$'}1 at ${'$'}2" >&2; exit $MOUNT_FAILED_EXIT; }
         fi
         shift 2
         exec "${'$'}@"
@@ -32,7 +33,19 @@ object ContainerCommand {
         val mountsToken = container.volumeMounts.orEmpty().any { it.mountPath == SERVICE_ACCOUNT_PATH }
         val tokenDir = context.serviceAccountDir?.takeIf { mountsToken }?.toString() ?: ""
         val tools = context.tools
-        return listOf(tools.setsid, tools.ip, "netns", "exec", context.netns, tools.sh, "-c", LAUNCH_SCRIPT, "launch", tokenDir, SERVICE_ACCOUNT_PATH) +
+        return listOf(
+            tools.setsid,
+            tools.ip,
+            "netns",
+            "exec",
+            context.netns,
+            tools.sh,
+            "-c",
+            LAUNCH_SCRIPT,
+            "launch",
+            tokenDir,
+            SERVICE_ACCOUNT_PATH,
+        ) +
             spec.argv
     }
 }

@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.EnvVar
 import io.fabric8.kubernetes.api.model.Pod
 
 /** A container spec the agent cannot turn into a process; the kubelet's reason is CreateContainerConfigError. */
-class ContainerConfigException(message: String) : IllegalArgumentException(message)
+class ContainerConfigException(
+    message: String,
+) : IllegalArgumentException(message)
 
 /** Reads a key of a ConfigMap or Secret (decoded), or null when the object or key does not exist. */
 fun interface ConfigValueSource {
@@ -32,7 +34,9 @@ class ContainerEnvironment(
         container: Container,
         base: Map<String, String>,
     ): Map<String, String> {
-        if (!container.envFrom.isNullOrEmpty()) throw ContainerConfigException("envFrom is not supported by the local node agent")
+        if (!container.envFrom.isNullOrEmpty()) {
+            throw ContainerConfigException("envFrom is not supported by the local node agent")
+        }
         val env = LinkedHashMap(base)
         for (variable in container.env.orEmpty()) {
             val value = valueOf(variable) ?: continue
@@ -52,7 +56,9 @@ class ContainerEnvironment(
             return values.value("Secret", namespace(), ref.name, ref.key)
                 ?: missing(ref.optional, "secret ${ref.name} key ${ref.key} not found (env ${variable.name})")
         }
-        throw ContainerConfigException("env ${variable.name}: only value, fieldRef, configMapKeyRef and secretKeyRef are supported")
+        throw ContainerConfigException(
+            "env ${variable.name}: only value, fieldRef, configMapKeyRef and secretKeyRef are supported",
+        )
     }
 
     private fun missing(

@@ -70,16 +70,23 @@ class ContainerProbes(
             if (tracker.record(outcome.success)) {
                 log.infoWith(
                     "probe result changed",
-                    "namespace" to context.namespace, "pod" to context.name, "container" to container.name,
-                    "probe" to tracker.kind.name.lowercase(), "succeeding" to tracker.succeeding, "detail" to outcome.detail,
+                    "namespace" to context.namespace,
+                    "pod" to context.name,
+                    "container" to container.name,
+                    "probe" to tracker.kind.name.lowercase(),
+                    "succeeding" to tracker.succeeding,
+                    "detail" to outcome.detail,
                 )
                 onChange()
             }
             if (tracker.kind != ProbeKind.READINESS && tracker.failed) {
                 log.infoWith(
                     "probe failed, killing container",
-                    "namespace" to context.namespace, "pod" to context.name, "container" to container.name,
-                    "probe" to tracker.kind.name.lowercase(), "detail" to outcome.detail,
+                    "namespace" to context.namespace,
+                    "pod" to context.name,
+                    "container" to container.name,
+                    "probe" to tracker.kind.name.lowercase(),
+                    "detail" to outcome.detail,
                 )
                 kill()
                 return

@@ -79,7 +79,7 @@ class ContainerRunner(
                 }
             val finished = Instant.now()
             val terminated = terminatedState(exitCode, state, finished)
-            log.infoWith("container exited", *fields(), "exitCode" to exitCode, "stopping" to stopping)
+            log.infoWith("container exited", fields() + listOf("exitCode" to exitCode, "stopping" to stopping))
             if (stopping || !willRestart(exitCode)) {
                 state = terminated
                 onChange()
@@ -88,7 +88,11 @@ class ContainerRunner(
             crashes = RestartRules.crashesAfter(crashes, Duration.between((terminated.startedAt ?: finished), finished))
             lastTermination = terminated
             val backoff = RestartRules.backoff(crashes)
-            state = RunState.Waiting("CrashLoopBackOff", "back-off ${backoff.seconds}s restarting failed container=${container.name} pod=${context.name}")
+            state =
+                RunState.Waiting(
+                    "CrashLoopBackOff",
+                    "back-off ${backoff.seconds}s restarting failed container=${container.name} pod=${context.name}",
+                )
             onChange()
             delay(backoff.toMillis())
         }
@@ -122,8 +126,9 @@ class ContainerRunner(
                         "(the local node agent pulls no images; known: ${catalog.names.sorted().joinToString(", ")})",
                 )
         return try {
-            val env = ContainerEnvironment(context.pod, context.ip, context.config.bridgeIp, context.configValues)
-                .build(container, context.baseEnv() + image.env)
+            val env =
+                ContainerEnvironment(context.pod, context.ip, context.config.bridgeIp, context.configValues)
+                    .build(container, context.baseEnv() + image.env)
             LaunchSpec.of(container, image, env, context.config.repo)
         } catch (e: ContainerConfigException) {
             waiting("CreateContainerConfigError", e.message)
@@ -136,7 +141,7 @@ class ContainerRunner(
     ): LaunchSpec? {
         val next = RunState.Waiting(reason, message)
         if (state != next) {
-            log.warnWith("container cannot start", *fields(), "reason" to reason, "detail" to message)
+            log.warnWith("container cannot start", fields() + listOf("reason" to reason, "detail" to message))
             state = next
             onChange()
         }
@@ -167,7 +172,8 @@ class ContainerRunner(
             process = started
             restartCount = restarts
             state = RunState.Running(Instant.now())
-            log.infoWith("container started", *fields(), "pid" to started.pid(), "argv" to spec.argv.joinToString(" "))
+            val argv = spec.argv.joinToString(" ")
+            log.infoWith("container started", fields() + listOf("pid" to started.pid(), "argv" to argv))
             onChange()
             return started
         }
@@ -190,7 +196,12 @@ class ContainerRunner(
         signal = if (exitCode > SIGNAL_BASE) exitCode - SIGNAL_BASE else null,
     )
 
-    private fun fields() = arrayOf("namespace" to context.namespace, "pod" to context.name, "container" to container.name)
+    private fun fields() =
+        listOf(
+            "namespace" to context.namespace,
+            "pod" to context.name,
+            "container" to container.name,
+        )
 
     private companion object {
         /** How often a container that cannot start (missing image, bad env) tries again. */

@@ -20,7 +20,8 @@ class PodServices(
     /** The pod's folder for container logs and its service-account files: `<state>/pods/<ns>_<name>_<uid>`. */
     fun podDir(pod: Pod): Path {
         val meta = pod.metadata
-        return Files.createDirectories(config.stateDir.resolve("pods").resolve("${meta.namespace}_${meta.name}_${meta.uid}"))
+        val dir = config.stateDir.resolve("pods").resolve("${meta.namespace}_${meta.name}_${meta.uid}")
+        return Files.createDirectories(dir)
     }
 
     /** Removes a stopped pod's token files; its logs stay for post-mortems until the state dir is wiped. */
@@ -32,7 +33,9 @@ class PodServices(
 }
 
 /** Pod addresses: a pod that already has one (from before an agent restart) keeps it. */
-class PodAddresses(private val allocator: IpAllocator) {
+class PodAddresses(
+    private val allocator: IpAllocator,
+) {
     fun claimOrAllocate(previous: String?): String = previous?.takeIf { allocator.claim(it) } ?: allocator.allocate()
 
     fun release(ip: String) = allocator.release(ip)

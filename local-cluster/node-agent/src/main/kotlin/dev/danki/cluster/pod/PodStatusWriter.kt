@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory
  * Writes pod status with a strategic-merge patch of `pods/status`: conditions merge by type, so
  * the readiness-gate conditions another controller writes are left as they are.
  */
-class PodStatusWriter(private val client: KubernetesClient) {
+class PodStatusWriter(
+    private val client: KubernetesClient,
+) {
     private val log = LoggerFactory.getLogger(PodStatusWriter::class.java)
 
     /** Sends [json]; true when the API server took it. A pod that is gone is not an error. */
@@ -21,21 +23,49 @@ class PodStatusWriter(private val client: KubernetesClient) {
         json: String,
     ): Boolean =
         try {
-            client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name)
+            client
+                .pods()
+                .inNamespace(pod.metadata.namespace)
+                .withName(pod.metadata.name)
                 .subresource("status")
                 .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json)
             true
         } catch (e: KubernetesClientException) {
-            if (e.code != NOT_FOUND) log.warnWith("pod status write failed", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name, "code" to e.code, error = e)
+            if (e.code !=
+                NOT_FOUND
+            ) {
+                log.warnWith(
+                    "pod status write failed",
+                    "namespace" to pod.metadata.namespace,
+                    "pod" to pod.metadata.name,
+                    "code" to e.code,
+                    error = e,
+                )
+            }
             false
         }
 
     /** Completes a deletion the kubelet's way: delete with grace period 0 once the containers are gone. */
     fun completeDeletion(pod: Pod) {
         try {
-            client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name).withGracePeriod(0).delete()
+            client
+                .pods()
+                .inNamespace(pod.metadata.namespace)
+                .withName(pod.metadata.name)
+                .withGracePeriod(0)
+                .delete()
         } catch (e: KubernetesClientException) {
-            if (e.code != NOT_FOUND) log.warnWith("pod deletion failed", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name, "code" to e.code, error = e)
+            if (e.code !=
+                NOT_FOUND
+            ) {
+                log.warnWith(
+                    "pod deletion failed",
+                    "namespace" to pod.metadata.namespace,
+                    "pod" to pod.metadata.name,
+                    "code" to e.code,
+                    error = e,
+                )
+            }
         }
     }
 

@@ -39,12 +39,19 @@ class PodSupervisor(
                 worker.update(pod)
                 if (deleting) stop(uid, worker, graceOf(pod), pod)
             }
+
             // Nothing runs for it here (the agent restarted meanwhile): just finish the deletion.
-            deleting -> scope.launch { services.status.completeDeletion(pod) }
+            deleting -> {
+                scope.launch { services.status.completeDeletion(pod) }
+            }
+
             // Ran to completion before an agent restart: the kubelet would not run it again either.
-            pod.status?.phase == PodPhases.SUCCEEDED || pod.status?.phase == PodPhases.FAILED -> Unit
+            pod.status?.phase == PodPhases.SUCCEEDED || pod.status?.phase == PodPhases.FAILED -> {
+                Unit
+            }
+
             else -> {
-                log.infoWith("starting pod", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name, "uid" to uid)
+                log.infoWith("starting pod", "namespace" to pod.metadata.namespace, "pod" to pod.metadata.name)
                 val created = PodWorker(pod, services)
                 workers[uid] = created
                 created.start(scope)
@@ -91,7 +98,10 @@ class PodSupervisor(
         }
 
     private fun graceOf(pod: Pod?): Duration {
-        val seconds = pod?.metadata?.deletionGracePeriodSeconds ?: pod?.spec?.terminationGracePeriodSeconds ?: DEFAULT_GRACE_SECONDS
+        val seconds =
+            pod?.metadata?.deletionGracePeriodSeconds
+                ?: pod?.spec?.terminationGracePeriodSeconds
+                ?: DEFAULT_GRACE_SECONDS
         return Duration.ofSeconds(seconds)
     }
 

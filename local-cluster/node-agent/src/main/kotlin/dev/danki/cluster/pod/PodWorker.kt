@@ -98,7 +98,7 @@ class PodWorker(
                 try {
                     services.serviceAccounts.write(pod, saDir)
                 } catch (e: KubernetesClientException) {
-                    log.warnWith("service account token request failed", "namespace" to namespace, "pod" to name, error = e)
+                    log.warnWith("service account token request failed", fields(), error = e)
                     Instant.now().plus(TOKEN_RETRY)
                 }
         }
@@ -113,10 +113,10 @@ class PodWorker(
                 try {
                     services.serviceAccounts.write(ready.pod, ready.serviceAccountDir!!)
                 } catch (e: KubernetesClientException) {
-                    log.warnWith("service account token refresh failed", "namespace" to namespace, "pod" to name, error = e)
+                    log.warnWith("service account token refresh failed", fields(), error = e)
                     Instant.now().plus(TOKEN_RETRY)
                 } catch (e: IOException) {
-                    log.warnWith("service account token write failed", "namespace" to namespace, "pod" to name, error = e)
+                    log.warnWith("service account token write failed", fields(), error = e)
                     Instant.now().plus(TOKEN_RETRY)
                 }
         }
@@ -125,7 +125,8 @@ class PodWorker(
     private fun writeStatus(ready: PodContext) {
         val pod = latest
         if (pod.metadata.deletionTimestamp != null) return
-        val patch = PodStatusPatch.build(pod, runners.map { it.snapshot() }, ready.ip, services.config.bridgeIp, startTime, Instant.now())
+        val snapshots = runners.map { it.snapshot() }
+        val patch = PodStatusPatch.build(pod, snapshots, ready.ip, services.config.bridgeIp, startTime, Instant.now())
         val json = patch.toJson()
         if (json == lastSent && patch.essence() == PodStatusPatch.essenceOf(pod)) return
         if (services.status.patch(pod, json)) lastSent = json
@@ -158,6 +159,8 @@ class PodWorker(
         services.forget(latest)
         log.infoWith("pod stopped", "namespace" to namespace, "pod" to name)
     }
+
+    private fun fields() = listOf("namespace" to namespace, "pod" to name)
 
     private companion object {
         val RESYNC: Duration = Duration.ofSeconds(15)

@@ -22,5 +22,8 @@ object ProcessTree {
         if (exited == null) withTimeoutOrNull(REAP_WAIT.toMillis()) { process.onExit().await() }
     }
 
-    private fun treeOf(root: ProcessHandle): List<ProcessHandle> = (listOf(root) + root.descendants().toList()).filter { it.isAlive }
+    private fun treeOf(root: ProcessHandle): List<ProcessHandle> {
+        val all = listOf(root) + root.descendants().toList()
+        return all.filter { it.isAlive }
+    }
 }

@@ -11,7 +11,7 @@ object RestartRules {
     /** A container that ran this long before exiting starts its back-off over. */
     val BACKOFF_RESET_AFTER: Duration = Duration.ofMinutes(10)
 
-    /** Whether [restartPolicy] (Always, OnFailure, Never; null means Always) restarts a container that exited with [exitCode]. */
+    /** Whether [restartPolicy] (null is Always) restarts a container that exited with [exitCode]. */
     fun restarts(
         restartPolicy: String?,
         exitCode: Int,

@@ -14,10 +14,15 @@ import java.time.Instant
  * The files a pod's service-account volume holds (`token`, `ca.crt`, `namespace`), with a token
  * from the TokenRequest API bound to the pod, as the kubelet's projected volume provides them.
  */
-class ServiceAccountFiles(private val client: KubernetesClient, private val config: AgentConfig) {
+class ServiceAccountFiles(
+    private val client: KubernetesClient,
+    private val config: AgentConfig,
+) {
     /** Whether any container of [pod] mounts the service-account token (the admission plugin added the mount). */
     fun wanted(pod: Pod): Boolean =
-        pod.spec.containers.any { c -> c.volumeMounts.orEmpty().any { it.mountPath == ContainerCommand.SERVICE_ACCOUNT_PATH } }
+        pod.spec.containers.any { container ->
+            container.volumeMounts.orEmpty().any { it.mountPath == ContainerCommand.SERVICE_ACCOUNT_PATH }
+        }
 
     /** Writes (or refreshes) the files in [dir]; returns when the token should be refreshed. */
     fun write(
@@ -38,7 +43,12 @@ class ServiceAccountFiles(private val client: KubernetesClient, private val conf
                 .endBoundObjectRef()
                 .endSpec()
                 .build()
-        val response = client.serviceAccounts().inNamespace(pod.metadata.namespace).withName(serviceAccount).tokenRequest(request)
+        val response =
+            client
+                .serviceAccounts()
+                .inNamespace(pod.metadata.namespace)
+                .withName(serviceAccount)
+                .tokenRequest(request)
         replace(dir, "token", response.status.token)
         replace(dir, "ca.crt", Files.readString(config.caFile))
         replace(dir, "namespace", pod.metadata.namespace)

@@ -10,21 +10,28 @@ import java.net.Socket
 import java.net.URI
 
 /** The outcome of one probe attempt, with the reason shown in logs and events when it failed. */
-data class ProbeOutcome(val success: Boolean, val detail: String)
+data class ProbeOutcome(
+    val success: Boolean,
+    val detail: String,
+)
 
 /**
  * Runs one httpGet or tcpSocket probe against a pod address from the host, as the kubelet does
  * from the node. A handler the agent does not support (exec, grpc) always fails, with a message
  * that says so, so a misconfigured pod is visible rather than silently healthy.
  */
-class ProbeCheck(private val probe: Probe, private val container: Container, private val podIp: String) {
+class ProbeCheck(
+    private val probe: Probe,
+    private val container: Container,
+    private val podIp: String,
+) {
     fun run(): ProbeOutcome {
         val timeoutMs = ProbeSettings.of(probe).timeoutSeconds * MILLIS
         return try {
             when {
                 probe.httpGet != null -> http(timeoutMs)
                 probe.tcpSocket != null -> tcp(timeoutMs)
-                else -> ProbeOutcome(false, "probe handler not supported by the local node agent (only httpGet and tcpSocket)")
+                else -> ProbeOutcome(false, UNSUPPORTED)
             }
         } catch (e: IOException) {
             ProbeOutcome(false, "${e.javaClass.simpleName}: ${e.message}")
@@ -67,13 +74,17 @@ class ProbeCheck(private val probe: Probe, private val container: Container, pri
         requireNotNull(value) { "probe has no port" }
         value.intVal?.let { return it }
         val name = value.strVal
-        return container.ports.orEmpty().firstOrNull { it.name == name }?.containerPort
+        return container.ports
+            .orEmpty()
+            .firstOrNull { it.name == name }
+            ?.containerPort
             ?: name.toIntOrNull()
             ?: throw IllegalArgumentException("probe port '$name' names no port of container ${container.name}")
     }
 
     private companion object {
         const val MILLIS = 1000
+        const val UNSUPPORTED = "probe handler not supported by the local node agent (only httpGet and tcpSocket)"
         const val HTTP_OK_FROM = 200
         const val HTTP_OK_UNTIL = 400
     }

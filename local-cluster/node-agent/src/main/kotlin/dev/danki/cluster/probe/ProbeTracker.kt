@@ -3,7 +3,9 @@ package dev.danki.cluster.probe
 import io.fabric8.kubernetes.api.model.Probe
 
 /** The three probe kinds; each starts from the result the kubelet assumes before the first probe. */
-enum class ProbeKind(val initiallySucceeding: Boolean) {
+enum class ProbeKind(
+    val initiallySucceeding: Boolean,
+) {
     /** Liveness, readiness and the container's `started` flag wait for it. */
     STARTUP(false),
 
@@ -43,7 +45,10 @@ data class ProbeSettings(
  * The kubelet's probe result state machine: the result flips to success after `successThreshold`
  * consecutive successes and to failure after `failureThreshold` consecutive failures.
  */
-class ProbeTracker(val kind: ProbeKind, val settings: ProbeSettings) {
+class ProbeTracker(
+    val kind: ProbeKind,
+    val settings: ProbeSettings,
+) {
     /** Current result: what the container's ready/started/alive state follows. */
     var succeeding: Boolean = kind.initiallySucceeding
         private set

@@ -5,10 +5,15 @@ import java.time.Instant
 /** Where one container is in its life, as the kubelet reports it in `containerStatuses[].state`. */
 sealed interface RunState {
     /** Not running: never started yet, failed to start, or waiting out a restart back-off. */
-    data class Waiting(val reason: String, val message: String? = null) : RunState
+    data class Waiting(
+        val reason: String,
+        val message: String? = null,
+    ) : RunState
 
     /** Its process is alive. */
-    data class Running(val startedAt: Instant) : RunState
+    data class Running(
+        val startedAt: Instant,
+    ) : RunState
 
     /** Its process exited (or was killed) and will not be restarted now. */
     data class Terminated(

@@ -36,7 +36,7 @@ object PodConditions {
             when {
                 completed -> Verdict(false, POD_COMPLETED)
                 unready.isEmpty() -> Verdict(true)
-                else -> Verdict(false, CONTAINERS_NOT_READY, "containers with unready status: [${unready.joinToString(" ")}]")
+                else -> Verdict(false, CONTAINERS_NOT_READY, "containers with unready status: ${unready.bracketed()}")
             }
         val gateProblem = readinessGateProblem(pod)
         val ready =
@@ -55,21 +55,39 @@ object PodConditions {
 
     /** Why the readiness gates hold the pod back, in the kubelet's words, or null when all are True. */
     fun readinessGateProblem(pod: Pod): String? {
-        val existing = pod.status?.conditions.orEmpty().associateBy { it.type }
+        val existing =
+            pod.status
+                ?.conditions
+                .orEmpty()
+                .associateBy { it.type }
         val problems =
             pod.spec?.readinessGates.orEmpty().mapNotNull { gate ->
                 val type = gate.conditionType
                 val found = existing[type]
                 when {
-                    found == null -> "corresponding condition of pod readiness gate \"$type\" does not exist."
-                    found.status != "True" -> "the status of pod readiness gate \"$type\" is not \"True\", but ${found.status}"
-                    else -> null
+                    found == null -> {
+                        "corresponding condition of pod readiness gate \"$type\" does not exist."
+                    }
+
+                    found.status != "True" -> {
+                        "the status of pod readiness gate \"$type\" is not \"True\", but ${found.status}"
+                    }
+
+                    else -> {
+                        null
+                    }
                 }
             }
         return problems.takeIf { it.isNotEmpty() }?.joinToString(", ")
     }
 
-    private data class Verdict(val status: Boolean, val reason: String? = null, val message: String? = null)
+    private fun List<String>.bracketed() = joinToString(" ", "[", "]")
+
+    private data class Verdict(
+        val status: Boolean,
+        val reason: String? = null,
+        val message: String? = null,
+    )
 
     private fun condition(
         pod: Pod,
@@ -78,7 +96,11 @@ object PodConditions {
         now: Instant,
     ): PodCondition {
         val status = if (verdict.status) "True" else "False"
-        val previous = pod.status?.conditions.orEmpty().firstOrNull { it.type == type }
+        val previous =
+            pod.status
+                ?.conditions
+                .orEmpty()
+                .firstOrNull { it.type == type }
         val transition = previous?.lastTransitionTime?.takeIf { previous.status == status } ?: now.toString()
         return PodConditionBuilder()
             .withType(type)

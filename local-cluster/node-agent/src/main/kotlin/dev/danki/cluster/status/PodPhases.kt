@@ -9,7 +9,8 @@ object PodPhases {
 
     fun compute(containers: List<ContainerSnapshot>): String {
         if (containers.isEmpty()) return PENDING
-        val neverRan = containers.any { it.state is RunState.Waiting && it.lastTermination == null && it.restartCount == 0 }
+        val neverRan =
+            containers.any { it.state is RunState.Waiting && it.lastTermination == null && it.restartCount == 0 }
         if (neverRan) return PENDING
         val allDone = containers.all { it.state is RunState.Terminated && !it.willRestart }
         if (!allDone) return RUNNING

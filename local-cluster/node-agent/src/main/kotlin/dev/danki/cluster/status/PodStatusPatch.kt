@@ -76,7 +76,8 @@ data class PodStatusPatch(
             conditions: List<PodCondition>,
             containers: List<ContainerStatus>,
         ): String {
-            val conditionPart = conditions.sortedBy { it.type }.joinToString(",") { "${it.type}=${it.status}:${it.reason}" }
+            val conditionPart =
+                conditions.sortedBy { it.type }.joinToString(",") { "${it.type}=${it.status}:${it.reason}" }
             val containerPart =
                 containers.sortedBy { it.name }.joinToString(",") {
                     val state = it.state
@@ -108,9 +109,15 @@ private fun ContainerSnapshot.toStatus(): ContainerStatus =
 
 private fun RunState.toState(): ContainerState =
     when (this) {
-        is RunState.Waiting -> ContainerStateBuilder().withNewWaiting(message, reason).build()
-        is RunState.Running -> ContainerStateBuilder().withNewRunning(startedAt.toString()).build()
-        is RunState.Terminated ->
+        is RunState.Waiting -> {
+            ContainerStateBuilder().withNewWaiting(message, reason).build()
+        }
+
+        is RunState.Running -> {
+            ContainerStateBuilder().withNewRunning(startedAt.toString()).build()
+        }
+
+        is RunState.Terminated -> {
             ContainerStateBuilder()
                 .withNewTerminated()
                 .withExitCode(exitCode)
@@ -121,4 +128,5 @@ private fun RunState.toState(): ContainerState =
                 .withFinishedAt(finishedAt.toString())
                 .endTerminated()
                 .build()
+        }
     }
