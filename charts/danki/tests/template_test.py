@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+try:
+    import yaml
+except ImportError:  # PyYAML ships with Debian's python3-yaml and most Pythons; say which is missing
+    sys.exit(f"{sys.argv[0]}: needs PyYAML for {sys.executable}: pip install pyyaml, or run it with "
+             "/usr/bin/python3 after apt-get install python3-yaml")
 
 CHART = Path(__file__).resolve().parent.parent
 RELEASE, NAMESPACE = "danki", "danki-system"
