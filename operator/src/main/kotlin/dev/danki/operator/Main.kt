@@ -27,12 +27,13 @@ import kotlin.system.exitProcess
 
 /** Wiring only: read the config (exit 2 on bad config), build the parts, run until stopped. */
 fun main() {
-    val config = try {
-        ConfigLoader(System.getenv()).load()
-    } catch (e: ConfigException) {
-        System.err.println(e.message)
-        exitProcess(2)
-    }
+    val config =
+        try {
+            ConfigLoader(System.getenv()).load()
+        } catch (e: ConfigException) {
+            System.err.println(e.message)
+            exitProcess(2)
+        }
     run(config)
 }
 
@@ -48,9 +49,15 @@ private fun run(config: OperatorConfig) {
     val controller = Controller(caches, config.reconcileWorkers)
     val runner = K6Runner(config.k6Binary, config.k6Script, Files.createTempDirectory("danki-k6"))
     val job = WarmupJob(config, WarmupAttempts(runner), recorder, events, controller::enqueuePod)
-    controller.deployments = DeploymentReconciler(
-        caches, TemplateGate(client), events, metrics, PlanParser(config.defaultFailurePolicy), controller::enqueuePod,
-    )
+    controller.deployments =
+        DeploymentReconciler(
+            caches,
+            TemplateGate(client),
+            events,
+            metrics,
+            PlanParser(config.defaultFailurePolicy),
+            controller::enqueuePod,
+        )
     controller.pods = PodReconciler(config, caches, runs, PodGate(client), recorder, pool, job)
     val http = HttpEndpoints(config.httpPort, metrics) { caches.hasSynced() }
     val election = LeaderElection(client, config)
@@ -69,9 +76,13 @@ private fun run(config: OperatorConfig) {
     http.start()
     controller.watch()
     caches.start()
-    log.atInfo().addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })
-        .addKeyValue("concurrency", config.concurrency).addKeyValue("httpPort", http.port)
-        .addKeyValue("identity", config.identity).log("operator started")
+    log
+        .atInfo()
+        .addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })
+        .addKeyValue("concurrency", config.concurrency)
+        .addKeyValue("httpPort", http.port)
+        .addKeyValue("identity", config.identity)
+        .log("operator started")
     election.run(
         onLeading = {
             log.atInfo().addKeyValue("identity", config.identity).log("leading: reconciling")

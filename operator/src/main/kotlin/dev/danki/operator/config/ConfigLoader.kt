@@ -6,8 +6,9 @@ import java.lang.management.ManagementFactory
 import java.net.InetAddress
 
 /** Thrown when the environment holds invalid settings; the message lists every problem. */
-class ConfigException(val problems: List<String>) :
-    IllegalArgumentException("invalid operator configuration:\n" + problems.joinToString("\n") { "  - $it" })
+class ConfigException(
+    val problems: List<String>,
+) : IllegalArgumentException("invalid operator configuration:\n" + problems.joinToString("\n") { "  - $it" })
 
 /**
  * Reads [OperatorConfig] from environment variables, collecting every problem before failing,
@@ -21,26 +22,29 @@ class ConfigLoader(
 
     fun load(): OperatorConfig {
         val defaults = OperatorConfig()
-        val config = OperatorConfig(
-            watchNamespaces = namespaces(),
-            concurrency = int("DANKI_CONCURRENCY", defaults.concurrency, 1..MAX_CONCURRENCY),
-            defaultFailurePolicy = enumValue("DANKI_DEFAULT_FAILURE_POLICY", FailurePolicy.OPEN) {
-                FailurePolicy.parse(it)
-            },
-            httpPort = int("DANKI_HTTP_PORT", defaults.httpPort, 1..MAX_PORT),
-            leaderElection = bool("DANKI_LEADER_ELECTION", true),
-            leaseName = dnsName("DANKI_LEASE_NAME", defaults.leaseName),
-            leaseNamespace = dnsName("DANKI_LEASE_NAMESPACE", defaultLeaseNamespace()),
-            identity = value("POD_NAME") ?: defaultIdentity(),
-            k6Binary = value("DANKI_K6_BINARY") ?: defaults.k6Binary,
-            k6Script = script(),
-            logFormat = enumValue("DANKI_LOG_FORMAT", OperatorConfig.LogFormat.JSON) {
-                OperatorConfig.LogFormat.entries.firstOrNull { f -> f.name.equals(it, ignoreCase = true) }
-            },
-            maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
-            reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
-            queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
-        )
+        val config =
+            OperatorConfig(
+                watchNamespaces = namespaces(),
+                concurrency = int("DANKI_CONCURRENCY", defaults.concurrency, 1..MAX_CONCURRENCY),
+                defaultFailurePolicy =
+                    enumValue("DANKI_DEFAULT_FAILURE_POLICY", FailurePolicy.OPEN) {
+                        FailurePolicy.parse(it)
+                    },
+                httpPort = int("DANKI_HTTP_PORT", defaults.httpPort, 1..MAX_PORT),
+                leaderElection = bool("DANKI_LEADER_ELECTION", true),
+                leaseName = dnsName("DANKI_LEASE_NAME", defaults.leaseName),
+                leaseNamespace = dnsName("DANKI_LEASE_NAMESPACE", defaultLeaseNamespace()),
+                identity = value("POD_NAME") ?: defaultIdentity(),
+                k6Binary = value("DANKI_K6_BINARY") ?: defaults.k6Binary,
+                k6Script = script(),
+                logFormat =
+                    enumValue("DANKI_LOG_FORMAT", OperatorConfig.LogFormat.JSON) {
+                        OperatorConfig.LogFormat.entries.firstOrNull { f -> f.name.equals(it, ignoreCase = true) }
+                    },
+                maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
+                reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
+                queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
+            )
         checkLogLevel()
         if (problems.isNotEmpty()) throw ConfigException(problems.toList())
         return config
@@ -57,7 +61,11 @@ class ConfigLoader(
         return names.distinct()
     }
 
-    private fun int(name: String, default: Int, range: IntRange): Int {
+    private fun int(
+        name: String,
+        default: Int,
+        range: IntRange,
+    ): Int {
         val raw = value(name) ?: return default
         val parsed = raw.toIntOrNull()
         if (parsed == null || parsed !in range) {
@@ -67,7 +75,10 @@ class ConfigLoader(
         return parsed
     }
 
-    private fun ratio(name: String, default: Double): Double {
+    private fun ratio(
+        name: String,
+        default: Double,
+    ): Double {
         val raw = value(name) ?: return default
         val parsed = raw.toDoubleOrNull()
         if (parsed == null || parsed < 0.0 || parsed > 1.0) {
@@ -77,28 +88,49 @@ class ConfigLoader(
         return parsed
     }
 
-    private fun bool(name: String, default: Boolean): Boolean = when (value(name)?.lowercase()) {
-        null -> default
-        "true" -> true
-        "false" -> false
-        else -> {
-            problems += "$name=${value(name)}: expected true or false"
-            default
-        }
-    }
+    private fun bool(
+        name: String,
+        default: Boolean,
+    ): Boolean =
+        when (value(name)?.lowercase()) {
+            null -> {
+                default
+            }
 
-    private fun <T> enumValue(name: String, default: T, parse: (String) -> T?): T {
+            "true" -> {
+                true
+            }
+
+            "false" -> {
+                false
+            }
+
+            else -> {
+                problems += "$name=${value(name)}: expected true or false"
+                default
+            }
+        }
+
+    private fun <T> enumValue(
+        name: String,
+        default: T,
+        parse: (String) -> T?,
+    ): T {
         val raw = value(name) ?: return default
         return parse(raw) ?: run {
-            problems += "$name=$raw: expected one of " + when (default) {
-                is FailurePolicy -> "open, closed"
-                else -> "json, text"
-            }
+            problems += "$name=$raw: expected one of " +
+                when (default) {
+                    is FailurePolicy -> "open, closed"
+                    else -> "json, text"
+                }
             default
         }
     }
 
-    private fun dnsName(name: String, default: String): String {
+    private fun dnsName(
+        name: String,
+        default: String,
+    ): String {
         val raw = value(name) ?: return default
         if (!DNS_SUBDOMAIN.matches(raw)) problems += "$name=$raw: expected a lower-case DNS name"
         return raw
@@ -117,9 +149,14 @@ class ConfigLoader(
         }
     }
 
-    private fun defaultLeaseNamespace(): String = value("POD_NAMESPACE")
-        ?: namespaceFile.takeIf { it.isFile }?.readText()?.trim()?.takeIf { it.isNotEmpty() }
-        ?: "default"
+    private fun defaultLeaseNamespace(): String =
+        value("POD_NAMESPACE")
+            ?: namespaceFile
+                .takeIf { it.isFile }
+                ?.readText()
+                ?.trim()
+                ?.takeIf { it.isNotEmpty() }
+            ?: "default"
 
     private fun defaultIdentity(): String {
         val host = runCatching { InetAddress.getLocalHost().hostName }.getOrDefault("localhost")

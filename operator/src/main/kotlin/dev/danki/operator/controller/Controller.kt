@@ -13,7 +13,11 @@ import org.slf4j.LoggerFactory
 import java.io.IOException
 
 /** A queued object: a Deployment or a pod, by namespace and name. */
-data class WorkItem(val kind: Kind, val namespace: String, val name: String) {
+data class WorkItem(
+    val kind: Kind,
+    val namespace: String,
+    val name: String,
+) {
     enum class Kind { DEPLOYMENT, POD }
 }
 
@@ -46,27 +50,35 @@ class Controller(
     /** Starts the workers; called when this replica becomes leader (or at once without election). */
     fun start() {
         repeat(workers) { i ->
-            threads += Thread({ work() }, "reconcile-$i").apply {
-                isDaemon = true
-                start()
-            }
+            threads +=
+                Thread({ work() }, "reconcile-$i").apply {
+                    isDaemon = true
+                    start()
+                }
         }
     }
 
     fun stop() = queue.shutdown()
 
-    fun enqueuePod(namespace: String, name: String) = queue.add(WorkItem(WorkItem.Kind.POD, namespace, name))
+    fun enqueuePod(
+        namespace: String,
+        name: String,
+    ) = queue.add(WorkItem(WorkItem.Kind.POD, namespace, name))
 
-    private fun enqueue(kind: WorkItem.Kind, obj: HasMetadata) = queue.add(WorkItem(kind, obj.metadata.namespace, obj.metadata.name))
+    private fun enqueue(
+        kind: WorkItem.Kind,
+        obj: HasMetadata,
+    ) = queue.add(WorkItem(kind, obj.metadata.namespace, obj.metadata.name))
 
     private fun work() {
         while (true) {
             val item = queue.take() ?: return
             try {
-                val again = when (item.kind) {
-                    WorkItem.Kind.DEPLOYMENT -> null.also { deployments.reconcile(item.namespace, item.name) }
-                    WorkItem.Kind.POD -> pods.reconcile(item.namespace, item.name)
-                }
+                val again =
+                    when (item.kind) {
+                        WorkItem.Kind.DEPLOYMENT -> null.also { deployments.reconcile(item.namespace, item.name) }
+                        WorkItem.Kind.POD -> pods.reconcile(item.namespace, item.name)
+                    }
                 queue.forget(item)
                 if (again != null) queue.addAfter(item, again)
             } catch (e: KubernetesClientException) {
@@ -84,21 +96,38 @@ class Controller(
         }
     }
 
-    private fun handleFailure(item: WorkItem, e: Exception, recoverable: Boolean) {
-        log.atWarn().addKeyValue("kind", item.kind).addKeyValue("namespace", item.namespace)
-            .addKeyValue("name", item.name).addKeyValue("recoverable", recoverable).setCause(e).log("reconcile failed")
+    private fun handleFailure(
+        item: WorkItem,
+        e: Exception,
+        recoverable: Boolean,
+    ) {
+        log
+            .atWarn()
+            .addKeyValue("kind", item.kind)
+            .addKeyValue("namespace", item.namespace)
+            .addKeyValue("name", item.name)
+            .addKeyValue("recoverable", recoverable)
+            .setCause(e)
+            .log("reconcile failed")
         // not-found is done: the object is gone and its informer delete event will follow
         if (e is KubernetesClientException && e.code == NOT_FOUND) return
         queue.addRateLimited(item)
     }
 
-    private fun <T : HasMetadata> handler(onEvent: (T) -> Unit) = object : ResourceEventHandler<T> {
-        override fun onAdd(obj: T) = onEvent(obj)
+    private fun <T : HasMetadata> handler(onEvent: (T) -> Unit) =
+        object : ResourceEventHandler<T> {
+            override fun onAdd(obj: T) = onEvent(obj)
 
-        override fun onUpdate(oldObj: T, newObj: T) = onEvent(newObj)
+            override fun onUpdate(
+                oldObj: T,
+                newObj: T,
+            ) = onEvent(newObj)
 
-        override fun onDelete(obj: T, deletedFinalStateUnknown: Boolean) = onEvent(obj)
-    }
+            override fun onDelete(
+                obj: T,
+                deletedFinalStateUnknown: Boolean,
+            ) = onEvent(obj)
+        }
 
     companion object {
         private const val NOT_FOUND = 404

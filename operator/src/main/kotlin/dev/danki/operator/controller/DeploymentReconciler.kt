@@ -23,7 +23,10 @@ class DeploymentReconciler(
 ) {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
 
-    fun reconcile(namespace: String, name: String) {
+    fun reconcile(
+        namespace: String,
+        name: String,
+    ) {
         val deployment = caches.deployments.get(namespace, name)
         if (deployment == null) {
             metrics.deploymentGone(namespace, name)
@@ -50,8 +53,12 @@ class DeploymentReconciler(
         val change = template.changeFor(deployment, optedIn)
         if (change != TemplateGate.Change.NONE) {
             template.apply(deployment, change)
-            log.atInfo().addKeyValue("namespace", namespace).addKeyValue("deployment", name)
-                .addKeyValue("change", change).log("pod template updated")
+            log
+                .atInfo()
+                .addKeyValue("namespace", namespace)
+                .addKeyValue("deployment", name)
+                .addKeyValue("change", change)
+                .log("pod template updated")
         }
         caches.podsOf(namespace, name).forEach { enqueuePod(namespace, it.metadata.name) }
     }

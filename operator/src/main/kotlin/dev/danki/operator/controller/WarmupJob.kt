@@ -6,6 +6,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.AttemptListener
+import dev.danki.operator.warmup.AttemptsResult
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.WarmupAttempts
@@ -38,48 +39,72 @@ class WarmupJob(
         val status: WarmupRunStatus,
     )
 
-    fun run(task: WarmupTask, input: Input) {
+    fun run(
+        task: WarmupTask,
+        input: Input,
+    ) {
         val pod = input.pod
         val ns = pod.metadata.namespace
         val status = input.status
-        val request = K6Request(
-            runName = "$ns.${input.runName}",
-            baseUrl = status.target ?: "http://${pod.status.podIP}:${input.plan.port}",
-            plan = input.plan,
-            deadline = input.deadline,
-            maxErrorRatio = config.maxErrorRatio,
-        )
+        val request =
+            K6Request(
+                runName = "$ns.${input.runName}",
+                baseUrl = status.target ?: "http://${pod.status.podIP}:${input.plan.port}",
+                plan = input.plan,
+                deadline = input.deadline,
+                maxErrorRatio = config.maxErrorRatio,
+            )
         status.phase = WarmupRun.PHASE_RUNNING
         status.startTime = RunRecorder.precise(Instant.now())
         try {
-            val result = attempts.run(request, task, Listener(input))
-            when (val outcome = result.outcome) {
-                is K6Outcome.Completed -> {
-                    status.reactionMillis = (outcome.summary.firstRequestAtMillis - input.readySeenAt.toEpochMilli())
-                        .takeIf { outcome.summary.firstRequestAtMillis > 0 }
-                    recorder.succeeded(pod, input.runName, status, outcome.summary, input.plan.failurePolicy, input.deployment)
-                    log.atInfo().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
-                        .addKeyValue("attempts", result.attempts).addKeyValue("reactionMillis", status.reactionMillis)
-                        .addKeyValue("result", status.message).log("pod warmed")
-                }
-                is K6Outcome.Failed -> {
-                    recorder.failed(pod, input.runName, status, input.plan.failurePolicy, outcome.reason, outcome.message, input.deployment)
-                    log.atWarn().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
-                        .addKeyValue("reason", outcome.reason).addKeyValue("message", outcome.message).log("warm-up failed")
-                }
-                K6Outcome.Cancelled -> log.atInfo().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name)
-                    .log("warm-up cancelled")
-            }
+            record(input, attempts.run(request, task, Listener(input)))
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the requeue below publishes it again
-            log.atWarn().addKeyValue("namespace", ns).addKeyValue("pod", pod.metadata.name).setCause(e)
+            log
+                .atWarn()
+                .addKeyValue("namespace", ns)
+                .addKeyValue("pod", pod.metadata.name)
+                .setCause(e)
                 .log("warm-up result not fully recorded")
         } finally {
             requeue(ns, pod.metadata.name)
         }
     }
 
-    private inner class Listener(private val input: Input) : AttemptListener {
+    private fun record(
+        input: Input,
+        result: AttemptsResult,
+    ) {
+        val pod = input.pod
+        val status = input.status
+        val ref = RunRef(pod, input.runName, input.deployment, input.plan.failurePolicy)
+        val log = log.atInfo().addKeyValue("namespace", pod.metadata.namespace).addKeyValue("pod", pod.metadata.name)
+        when (val outcome = result.outcome) {
+            is K6Outcome.Completed -> {
+                val first = outcome.summary.firstRequestAtMillis
+                status.reactionMillis = (first - input.readySeenAt.toEpochMilli()).takeIf { first > 0 }
+                recorder.succeeded(ref, status, outcome.summary)
+                log
+                    .addKeyValue("attempts", result.attempts)
+                    .addKeyValue("reactionMillis", status.reactionMillis)
+                    .addKeyValue("result", status.message)
+                    .log("pod warmed")
+            }
+
+            is K6Outcome.Failed -> {
+                recorder.failed(ref, status, outcome.reason, outcome.message)
+                log.addKeyValue("reason", outcome.reason).addKeyValue("message", outcome.message).log("warm-up failed")
+            }
+
+            K6Outcome.Cancelled -> {
+                log.log("warm-up cancelled")
+            }
+        }
+    }
+
+    private inner class Listener(
+        private val input: Input,
+    ) : AttemptListener {
         override fun attemptStarted(attempt: Int) {
             val status = input.status
             status.attempts = attempt
@@ -90,27 +115,45 @@ class WarmupJob(
                     input.pod,
                     Keys.EventReasons.WARMUP_STARTED,
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
-                        "warm-up at ${plan.warmupRate}/s (at most ${plan.maxWarmupRequests}), ${plan.passRequests} warm",
+                        "warm-up at ${plan.warmupRate}/s (at most ${plan.maxWarmupRequests}), " +
+                        "${plan.passRequests} warm",
                 )
             }
         }
 
-        override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration) {
-            input.status.message = "attempt $attempt failed (${failure.reason}: ${failure.message}); retrying in ${retryIn.toMillis()}ms"
+        override fun attemptFailed(
+            attempt: Int,
+            failure: K6Outcome.Failed,
+            retryIn: Duration,
+        ) {
+            input.status.message =
+                "attempt $attempt failed (${failure.reason}: ${failure.message}); retrying in ${retryIn.toMillis()}ms"
             writeProgress(input, input.status)
-            log.atWarn().addKeyValue("namespace", input.pod.metadata.namespace).addKeyValue("pod", input.pod.metadata.name)
-                .addKeyValue("attempt", attempt).addKeyValue("reason", failure.reason)
-                .addKeyValue("message", failure.message).log("warm-up attempt failed")
+            log
+                .atWarn()
+                .addKeyValue("namespace", input.pod.metadata.namespace)
+                .addKeyValue("pod", input.pod.metadata.name)
+                .addKeyValue("attempt", attempt)
+                .addKeyValue("reason", failure.reason)
+                .addKeyValue("message", failure.message)
+                .log("warm-up attempt failed")
         }
     }
 
-    private fun writeProgress(input: Input, status: WarmupRunStatus) {
+    private fun writeProgress(
+        input: Input,
+        status: WarmupRunStatus,
+    ) {
         try {
             recorder.progress(input.pod.metadata.namespace, input.runName, status)
         } catch (e: KubernetesClientException) {
             // progress is informational; the final status is what must land, and it is retried
-            log.atWarn().addKeyValue("namespace", input.pod.metadata.namespace).addKeyValue("run", input.runName)
-                .setCause(e).log("run progress not written")
+            log
+                .atWarn()
+                .addKeyValue("namespace", input.pod.metadata.namespace)
+                .addKeyValue("run", input.runName)
+                .setCause(e)
+                .log("run progress not written")
         }
     }
 }

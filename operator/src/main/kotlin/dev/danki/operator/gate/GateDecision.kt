@@ -61,18 +61,27 @@ enum class GateDecision {
         private val TERMINAL = setOf("Succeeded", "Failed")
 
         /** The gate decision table; see GateDecisionTest for every row. */
-        fun decide(facts: PodFacts): GateDecision = with(facts) {
-            when {
-                !hasGate || deleting -> IGNORE
-                !wanted -> if (gateTrue == true) DONE else RELEASE
-                gateTrue == true -> if (runPhase == null && olderRunExists) RESET_AFTER_RESTART else DONE
-                runPhase in TERMINAL -> PUBLISH_RESULT
-                activeHere -> IN_PROGRESS
-                !containersReady || !hasPodIP -> WAIT
-                invalidConfig -> FAIL_INVALID_CONFIG
-                deadlinePassed -> FAIL_TIMEOUT
-                else -> START
+        fun decide(facts: PodFacts): GateDecision =
+            with(facts) {
+                when {
+                    !hasGate || deleting -> IGNORE
+                    !wanted -> if (gateTrue == true) DONE else RELEASE
+                    gateTrue == true -> if (runPhase == null && olderRunExists) RESET_AFTER_RESTART else DONE
+                    runPhase in TERMINAL -> PUBLISH_RESULT
+                    else -> decideOpen(facts)
+                }
             }
-        }
+
+        /** A wanted pod, gate not True, no final result yet. */
+        private fun decideOpen(facts: PodFacts): GateDecision =
+            with(facts) {
+                when {
+                    activeHere -> IN_PROGRESS
+                    !containersReady || !hasPodIP -> WAIT
+                    invalidConfig -> FAIL_INVALID_CONFIG
+                    deadlinePassed -> FAIL_TIMEOUT
+                    else -> START
+                }
+            }
     }
 }

@@ -10,60 +10,87 @@ import java.time.Instant
 import java.time.temporal.ChronoUnit
 
 /** The `danki.dev/warmed` condition as danki wants it on a pod. */
-data class GateCondition(val status: Boolean, val reason: String, val message: String)
+data class GateCondition(
+    val status: Boolean,
+    val reason: String,
+    val message: String,
+)
 
 /**
  * Reads a pod's gate facts and writes its `danki.dev/warmed` condition on `pods/status` with
  * server-side apply; `conditions` is a map keyed by type, so danki owns only its own entry.
  */
-class PodGate(private val client: KubernetesClient) {
+class PodGate(
+    private val client: KubernetesClient,
+) {
     private val json = ObjectMapper()
 
     /** Writes [wanted] unless the pod already shows it; returns whether it wrote. */
-    fun write(pod: Pod, wanted: GateCondition): Boolean {
+    fun write(
+        pod: Pod,
+        wanted: GateCondition,
+    ): Boolean {
         val current = conditionOf(pod)
-        val currentStatus = current?.status == "True"
-        if (current != null && currentStatus == wanted.status && current.reason == wanted.reason &&
-            current.message == wanted.message
-        ) {
-            return false
-        }
-        val transition = if (current != null && currentStatus == wanted.status && current.lastTransitionTime != null) {
-            current.lastTransitionTime
-        } else {
-            Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
-        }
-        val body = mapOf(
-            "apiVersion" to "v1",
-            "kind" to "Pod",
-            "metadata" to mapOf("name" to pod.metadata.name, "namespace" to pod.metadata.namespace),
-            "status" to mapOf(
-                "conditions" to listOf(
+        val sameStatus = current != null && (current.status == "True") == wanted.status
+        if (sameStatus && current?.reason == wanted.reason && current.message == wanted.message) return false
+        val transition =
+            if (sameStatus && current?.lastTransitionTime != null) {
+                current.lastTransitionTime
+            } else {
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
+            }
+        val body =
+            mapOf(
+                "apiVersion" to "v1",
+                "kind" to "Pod",
+                "metadata" to mapOf("name" to pod.metadata.name, "namespace" to pod.metadata.namespace),
+                "status" to
                     mapOf(
-                        "type" to Keys.GATE_CONDITION,
-                        "status" to if (wanted.status) "True" else "False",
-                        "reason" to wanted.reason,
-                        "message" to wanted.message,
-                        "lastTransitionTime" to transition,
+                        "conditions" to
+                            listOf(
+                                mapOf(
+                                    "type" to Keys.GATE_CONDITION,
+                                    "status" to if (wanted.status) "True" else "False",
+                                    "reason" to wanted.reason,
+                                    "message" to wanted.message,
+                                    "lastTransitionTime" to transition,
+                                ),
+                            ),
                     ),
-                ),
-            ),
-        )
-        client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name).subresource("status")
+            )
+        client
+            .pods()
+            .inNamespace(pod.metadata.namespace)
+            .withName(pod.metadata.name)
+            .subresource("status")
             .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
         return true
     }
 
     companion object {
         fun conditionOf(pod: Pod): PodCondition? =
-            pod.status?.conditions.orEmpty().firstOrNull { it.type == Keys.GATE_CONDITION }
+            pod.status
+                ?.conditions
+                .orEmpty()
+                .firstOrNull { it.type == Keys.GATE_CONDITION }
 
-        fun hasGate(pod: Pod) = pod.spec?.readinessGates.orEmpty().any { it.conditionType == Keys.GATE_CONDITION }
+        fun hasGate(pod: Pod) =
+            pod.spec
+                ?.readinessGates
+                .orEmpty()
+                .any { it.conditionType == Keys.GATE_CONDITION }
 
         fun containersReady(pod: Pod): PodCondition? =
-            pod.status?.conditions.orEmpty().firstOrNull { it.type == Keys.CONTAINERS_READY && it.status == "True" }
+            pod.status
+                ?.conditions
+                .orEmpty()
+                .firstOrNull { it.type == Keys.CONTAINERS_READY && it.status == "True" }
 
         /** Sum of container restart counts: it grows whenever any container restarts. */
-        fun restartCount(pod: Pod) = pod.status?.containerStatuses.orEmpty().sumOf { it.restartCount ?: 0 }
+        fun restartCount(pod: Pod) =
+            pod.status
+                ?.containerStatuses
+                .orEmpty()
+                .sumOf { it.restartCount ?: 0 }
     }
 }

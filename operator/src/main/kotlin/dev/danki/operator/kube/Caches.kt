@@ -8,12 +8,21 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation
 import io.fabric8.kubernetes.client.dsl.Resource
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer
+import java.util.function.Function
 
 /** One informer per watched namespace (or one for all namespaces), read as a single cache. */
-class Cache<T : HasMetadata>(private val informers: List<SharedIndexInformer<T>>) {
-    fun get(namespace: String, name: String): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
+class Cache<T : HasMetadata>(
+    private val informers: List<SharedIndexInformer<T>>,
+) {
+    fun get(
+        namespace: String,
+        name: String,
+    ): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
 
-    fun byIndex(index: String, key: String): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
+    fun byIndex(
+        index: String,
+        key: String,
+    ): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
 
     fun list(): List<T> = informers.flatMap { it.indexer.list() }
 
@@ -21,8 +30,10 @@ class Cache<T : HasMetadata>(private val informers: List<SharedIndexInformer<T>>
 
     fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
 
-    fun addIndex(index: String, keys: (T) -> List<String>) =
-        informers.forEach { it.addIndexers(mapOf(index to java.util.function.Function<T, List<String>> { t -> keys(t) })) }
+    fun addIndex(
+        index: String,
+        keys: (T) -> List<String>,
+    ) = informers.forEach { it.addIndexers(mapOf(index to Function<T, List<String>> { t -> keys(t) })) }
 
     fun start() = informers.forEach { it.start() }
 
@@ -33,13 +44,18 @@ class Cache<T : HasMetadata>(private val informers: List<SharedIndexInformer<T>>
  * The informer caches every reconciler reads from: Deployments, Pods and WarmupRuns in the watched
  * namespaces. Pods are indexed by their Deployment, WarmupRuns by their pod.
  */
-class Caches(client: KubernetesClient, namespaces: List<String>) {
+class Caches(
+    client: KubernetesClient,
+    namespaces: List<String>,
+) {
     val deployments: Cache<Deployment> = cacheOf(namespaces) { ns -> scoped(client.apps().deployments(), ns) }
     val pods: Cache<Pod> = cacheOf(namespaces) { ns -> scoped(client.pods(), ns) }
     val runs: Cache<WarmupRun> = cacheOf(namespaces) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
 
     init {
-        pods.addIndex(BY_DEPLOYMENT) { pod -> listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" }) }
+        pods.addIndex(BY_DEPLOYMENT) { pod ->
+            listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" })
+        }
         runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
     }
 
@@ -57,9 +73,15 @@ class Caches(client: KubernetesClient, namespaces: List<String>) {
 
     fun hasSynced() = deployments.hasSynced() && pods.hasSynced() && runs.hasSynced()
 
-    fun podsOf(namespace: String, deployment: String): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
+    fun podsOf(
+        namespace: String,
+        deployment: String,
+    ): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
 
-    fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
+    fun runsOf(
+        namespace: String,
+        pod: String,
+    ): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
 
     companion object {
         const val BY_DEPLOYMENT = "deployment"

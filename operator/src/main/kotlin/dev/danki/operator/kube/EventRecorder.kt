@@ -11,58 +11,85 @@ import java.util.Collections
 import java.util.UUID
 
 /** Writes core/v1 Events on pods and Deployments. [once] skips an Event already written for the same object. */
-class EventRecorder(private val client: KubernetesClient, private val instance: String) {
+class EventRecorder(
+    private val client: KubernetesClient,
+    private val instance: String,
+) {
     private val log = LoggerFactory.getLogger(EventRecorder::class.java)
 
     /** Remembers (uid, reason, message) already emitted; bounded so a long run does not grow without end. */
-    private val emitted: MutableSet<String> = Collections.newSetFromMap(
-        object : LinkedHashMap<String, Boolean>(INITIAL, LOAD, true) {
-            override fun removeEldestEntry(eldest: MutableMap.MutableEntry<String, Boolean>?) = size > MAX_REMEMBERED
-        },
-    )
+    private val emitted: MutableSet<String> = Collections.newSetFromMap(BoundedMap(MAX_REMEMBERED))
 
-    fun normal(target: HasMetadata, reason: String, message: String) = emit(target, TYPE_NORMAL, reason, message)
+    fun normal(
+        target: HasMetadata,
+        reason: String,
+        message: String,
+    ) = emit(target, TYPE_NORMAL, reason, message)
 
-    fun warning(target: HasMetadata, reason: String, message: String) = emit(target, TYPE_WARNING, reason, message)
+    fun warning(
+        target: HasMetadata,
+        reason: String,
+        message: String,
+    ) = emit(target, TYPE_WARNING, reason, message)
 
     /** A Warning written at most once per object, reason and message (e.g. an invalid annotation). */
-    fun warningOnce(target: HasMetadata, reason: String, message: String) {
+    fun warningOnce(
+        target: HasMetadata,
+        reason: String,
+        message: String,
+    ) {
         val key = "${target.metadata.uid}|$reason|$message"
         val first = synchronized(emitted) { emitted.add(key) }
         if (first) emit(target, TYPE_WARNING, reason, message)
     }
 
-    private fun emit(target: HasMetadata, type: String, reason: String, message: String) {
+    private fun emit(
+        target: HasMetadata,
+        type: String,
+        reason: String,
+        message: String,
+    ) {
         val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
         val meta = target.metadata
-        val event = EventBuilder()
-            .withNewMetadata()
-            .withName("${meta.name}.${UUID.randomUUID().toString().take(NAME_SUFFIX)}")
-            .withNamespace(meta.namespace)
-            .endMetadata()
-            .withNewInvolvedObject()
-            .withApiVersion(target.apiVersion)
-            .withKind(target.kind)
-            .withName(meta.name)
-            .withNamespace(meta.namespace)
-            .withUid(meta.uid)
-            .endInvolvedObject()
-            .withType(type)
-            .withReason(reason)
-            .withMessage(message.take(MAX_MESSAGE))
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withCount(1)
-            .withNewSource(Keys.FIELD_MANAGER, null)
-            .withReportingComponent(Keys.FIELD_MANAGER)
-            .withReportingInstance(instance)
-            .build()
+        val event =
+            EventBuilder()
+                .withNewMetadata()
+                .withName("${meta.name}.${UUID.randomUUID().toString().take(NAME_SUFFIX)}")
+                .withNamespace(meta.namespace)
+                .endMetadata()
+                .withNewInvolvedObject()
+                .withApiVersion(target.apiVersion)
+                .withKind(target.kind)
+                .withName(meta.name)
+                .withNamespace(meta.namespace)
+                .withUid(meta.uid)
+                .endInvolvedObject()
+                .withType(type)
+                .withReason(reason)
+                .withMessage(message.take(MAX_MESSAGE))
+                .withFirstTimestamp(now)
+                .withLastTimestamp(now)
+                .withCount(1)
+                .withNewSource(Keys.FIELD_MANAGER, null)
+                .withReportingComponent(Keys.FIELD_MANAGER)
+                .withReportingInstance(instance)
+                .build()
         try {
-            client.v1().events().inNamespace(meta.namespace).resource(event).create()
+            client
+                .v1()
+                .events()
+                .inNamespace(meta.namespace)
+                .resource(event)
+                .create()
         } catch (e: KubernetesClientException) {
             // an Event is best effort: losing one must not fail the warm-up it describes
-            log.atWarn().addKeyValue("namespace", meta.namespace).addKeyValue("object", meta.name)
-                .addKeyValue("reason", reason).setCause(e).log("event not written")
+            log
+                .atWarn()
+                .addKeyValue("namespace", meta.namespace)
+                .addKeyValue("object", meta.name)
+                .addKeyValue("reason", reason)
+                .setCause(e)
+                .log("event not written")
         }
     }
 
@@ -72,7 +99,5 @@ class EventRecorder(private val client: KubernetesClient, private val instance: 
         private const val NAME_SUFFIX = 13
         private const val MAX_MESSAGE = 1024
         private const val MAX_REMEMBERED = 10_000
-        private const val INITIAL = 256
-        private const val LOAD = 0.75f
     }
 }

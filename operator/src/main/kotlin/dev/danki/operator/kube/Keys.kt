@@ -35,10 +35,20 @@ object Keys {
         /** The value of [WARMUP] that opts a Deployment in. */
         const val ENABLED = "enabled"
 
-        val ALL = listOf(
-            WARMUP, PORT, PATHS, RATE, REQUESTS, WARMUP_RATE, MAX_WARMUP_REQUESTS, TARGET_P95, TIMEOUT,
-            FAILURE_POLICY, HEADERS,
-        )
+        val ALL =
+            listOf(
+                WARMUP,
+                PORT,
+                PATHS,
+                RATE,
+                REQUESTS,
+                WARMUP_RATE,
+                MAX_WARMUP_REQUESTS,
+                TARGET_P95,
+                TIMEOUT,
+                FAILURE_POLICY,
+                HEADERS,
+            )
     }
 
     /** Reasons on the pod's gate condition. */

@@ -10,30 +10,41 @@ import java.time.Duration
 import java.util.concurrent.CompletableFuture
 
 /** fabric8's LeaderElector on a `coordination.k8s.io` Lease, or "always leader" when election is off. */
-class LeaderElection(private val client: KubernetesClient, private val config: OperatorConfig) {
+class LeaderElection(
+    private val client: KubernetesClient,
+    private val config: OperatorConfig,
+) {
     private val log = LoggerFactory.getLogger(LeaderElection::class.java)
     private var running: CompletableFuture<*>? = null
 
     /** Calls [onLeading] once leadership is won, [onLost] if it is lost later. */
-    fun run(onLeading: () -> Unit, onLost: () -> Unit) {
+    fun run(
+        onLeading: () -> Unit,
+        onLost: () -> Unit,
+    ) {
         if (!config.leaderElection) {
             onLeading()
             return
         }
-        val electionConfig = LeaderElectionConfigBuilder()
-            .withName(config.leaseName)
-            .withLeaseDuration(LEASE_DURATION)
-            .withRenewDeadline(RENEW_DEADLINE)
-            .withRetryPeriod(RETRY_PERIOD)
-            .withReleaseOnCancel(true)
-            .withLock(LeaseLock(config.leaseNamespace, config.leaseName, config.identity))
-            .withLeaderCallbacks(
-                LeaderCallbacks(onLeading, onLost) { leader ->
-                    log.atInfo().addKeyValue("leader", leader).log("leader changed")
-                },
-            )
-            .build()
-        running = client.leaderElector().withConfig(electionConfig).build().start()
+        val electionConfig =
+            LeaderElectionConfigBuilder()
+                .withName(config.leaseName)
+                .withLeaseDuration(LEASE_DURATION)
+                .withRenewDeadline(RENEW_DEADLINE)
+                .withRetryPeriod(RETRY_PERIOD)
+                .withReleaseOnCancel(true)
+                .withLock(LeaseLock(config.leaseNamespace, config.leaseName, config.identity))
+                .withLeaderCallbacks(
+                    LeaderCallbacks(onLeading, onLost) { leader ->
+                        log.atInfo().addKeyValue("leader", leader).log("leader changed")
+                    },
+                ).build()
+        running =
+            client
+                .leaderElector()
+                .withConfig(electionConfig)
+                .build()
+                .start()
     }
 
     /** Gives the Lease up (release on cancel), so a standby takes over without waiting for expiry. */

@@ -7,49 +7,76 @@ import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
 
 /** Creates WarmupRuns (owned by their pod) and writes their status with server-side apply. */
-class RunStore(private val client: KubernetesClient) {
+class RunStore(
+    private val client: KubernetesClient,
+) {
     private val json = ObjectMapper()
 
     /** Creates the run, or returns the one that already exists under that name. */
-    fun create(pod: Pod, name: String, spec: WarmupRunSpec, status: WarmupRunStatus): WarmupRun {
-        val run = WarmupRun().apply {
-            metadata = io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-                .withName(name)
-                .withNamespace(pod.metadata.namespace)
-                .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-                .withOwnerReferences(
-                    OwnerReferenceBuilder()
-                        .withApiVersion("v1")
-                        .withKind("Pod")
-                        .withName(pod.metadata.name)
-                        .withUid(pod.metadata.uid)
-                        .withController(true)
-                        // no blockOwnerDeletion: it would need update rights on pods/finalizers
-                        .withBlockOwnerDeletion(false)
-                        .build(),
-                )
-                .build()
-            this.spec = spec
-        }
-        val created = try {
-            client.resources(WarmupRun::class.java).inNamespace(pod.metadata.namespace).resource(run).create()
-        } catch (e: KubernetesClientException) {
-            if (e.code != CONFLICT) throw e
-            client.resources(WarmupRun::class.java).inNamespace(pod.metadata.namespace).withName(name).get() ?: throw e
-        }
+    fun create(
+        pod: Pod,
+        name: String,
+        spec: WarmupRunSpec,
+        status: WarmupRunStatus,
+    ): WarmupRun {
+        val run =
+            WarmupRun().apply {
+                metadata =
+                    io.fabric8.kubernetes.api.model
+                        .ObjectMetaBuilder()
+                        .withName(name)
+                        .withNamespace(pod.metadata.namespace)
+                        .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
+                        .withOwnerReferences(
+                            OwnerReferenceBuilder()
+                                .withApiVersion("v1")
+                                .withKind("Pod")
+                                .withName(pod.metadata.name)
+                                .withUid(pod.metadata.uid)
+                                .withController(true)
+                                // no blockOwnerDeletion: it would need update rights on pods/finalizers
+                                .withBlockOwnerDeletion(false)
+                                .build(),
+                        ).build()
+                this.spec = spec
+            }
+        val created =
+            try {
+                client
+                    .resources(WarmupRun::class.java)
+                    .inNamespace(pod.metadata.namespace)
+                    .resource(run)
+                    .create()
+            } catch (e: KubernetesClientException) {
+                if (e.code != CONFLICT) throw e
+                client
+                    .resources(WarmupRun::class.java)
+                    .inNamespace(pod.metadata.namespace)
+                    .withName(name)
+                    .get() ?: throw e
+            }
         writeStatus(pod.metadata.namespace, name, status)
         return created
     }
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
-    fun writeStatus(namespace: String, name: String, status: WarmupRunStatus) {
-        val body = mapOf(
-            "apiVersion" to "danki.dev/v1alpha1",
-            "kind" to "WarmupRun",
-            "metadata" to mapOf("name" to name, "namespace" to namespace),
-            "status" to status,
-        )
-        client.resources(WarmupRun::class.java).inNamespace(namespace).withName(name).subresource("status")
+    fun writeStatus(
+        namespace: String,
+        name: String,
+        status: WarmupRunStatus,
+    ) {
+        val body =
+            mapOf(
+                "apiVersion" to "danki.dev/v1alpha1",
+                "kind" to "WarmupRun",
+                "metadata" to mapOf("name" to name, "namespace" to namespace),
+                "status" to status,
+            )
+        client
+            .resources(WarmupRun::class.java)
+            .inNamespace(namespace)
+            .withName(name)
+            .subresource("status")
             .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
     }
 
@@ -57,6 +84,9 @@ class RunStore(private val client: KubernetesClient) {
         private const val CONFLICT = 409
 
         /** One run per pod and container restart count: `<pod>`, then `<pod>-r1`, `<pod>-r2`... */
-        fun runName(pod: String, restartCount: Int) = if (restartCount == 0) pod else "$pod-r$restartCount"
+        fun runName(
+            pod: String,
+            restartCount: Int,
+        ) = if (restartCount == 0) pod else "$pod-r$restartCount"
     }
 }

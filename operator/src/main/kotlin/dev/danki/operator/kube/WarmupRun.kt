@@ -33,7 +33,11 @@ import io.fabric8.kubernetes.model.annotation.Version
     type = AdditionalPrinterColumn.Type.INTEGER,
 )
 @AdditionalPrinterColumn(name = "DURATION", jsonPath = ".status.duration")
-@AdditionalPrinterColumn(name = "AGE", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "AGE",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE,
+)
 class WarmupRun :
     CustomResource<WarmupRunSpec, WarmupRunStatus>(),
     Namespaced {

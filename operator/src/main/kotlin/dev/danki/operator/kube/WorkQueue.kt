@@ -13,7 +13,10 @@ import kotlin.concurrent.withLock
  * two workers at once, and a key added while it is being handled is handled again afterwards.
  * Its size is bounded by the number of distinct objects, not by the number of events.
  */
-class WorkQueue<K : Any>(private val name: String, private val backoff: BackoffPolicy = BackoffPolicy.RECONCILE) {
+class WorkQueue<K : Any>(
+    private val name: String,
+    private val backoff: BackoffPolicy = BackoffPolicy.RECONCILE,
+) {
     private val lock = ReentrantLock()
     private val notEmpty = lock.newCondition()
     private val queue = ArrayDeque<K>()
@@ -21,21 +24,26 @@ class WorkQueue<K : Any>(private val name: String, private val backoff: BackoffP
     private val processing = HashSet<K>()
     private val failures = ConcurrentHashMap<K, Int>()
     private var stopped = false
-    private val timer: ScheduledExecutorService = Executors.newSingleThreadScheduledExecutor { r ->
-        Thread(r, "$name-delay").apply { isDaemon = true }
-    }
+    private val timer: ScheduledExecutorService =
+        Executors.newSingleThreadScheduledExecutor { r ->
+            Thread(r, "$name-delay").apply { isDaemon = true }
+        }
 
     /** Queues [key] now, unless it is already waiting. */
-    fun add(key: K) = lock.withLock {
-        if (stopped || !dirty.add(key)) return@withLock
-        if (key !in processing) {
-            queue.addLast(key)
-            notEmpty.signal()
+    fun add(key: K) =
+        lock.withLock {
+            if (stopped || !dirty.add(key)) return@withLock
+            if (key !in processing) {
+                queue.addLast(key)
+                notEmpty.signal()
+            }
         }
-    }
 
     /** Queues [key] after [delay]; used for deadlines and polls, never for sleeping in a worker. */
-    fun addAfter(key: K, delay: Duration) {
+    fun addAfter(
+        key: K,
+        delay: Duration,
+    ) {
         if (delay.isNegative || delay.isZero) return add(key)
         if (!timer.isShutdown) timer.schedule({ add(key) }, delay.toMillis(), TimeUnit.MILLISECONDS)
     }
@@ -52,23 +60,25 @@ class WorkQueue<K : Any>(private val name: String, private val backoff: BackoffP
     }
 
     /** The next key to handle, blocking; null once the queue is shut down. */
-    fun take(): K? = lock.withLock {
-        while (queue.isEmpty() && !stopped) notEmpty.await()
-        if (stopped) return@withLock null
-        val key = queue.removeFirst()
-        dirty.remove(key)
-        processing.add(key)
-        key
-    }
+    fun take(): K? =
+        lock.withLock {
+            while (queue.isEmpty() && !stopped) notEmpty.await()
+            if (stopped) return@withLock null
+            val key = queue.removeFirst()
+            dirty.remove(key)
+            processing.add(key)
+            key
+        }
 
     /** Marks [key] handled; if it was added meanwhile it goes back in the queue. */
-    fun done(key: K) = lock.withLock {
-        processing.remove(key)
-        if (key in dirty && !stopped) {
-            queue.addLast(key)
-            notEmpty.signal()
+    fun done(key: K) =
+        lock.withLock {
+            processing.remove(key)
+            if (key in dirty && !stopped) {
+                queue.addLast(key)
+                notEmpty.signal()
+            }
         }
-    }
 
     /** Keys waiting to be handled. */
     fun size(): Int = lock.withLock { queue.size }

@@ -10,14 +10,21 @@ import java.util.concurrent.Executors
  * The operator's one HTTP port: `/metrics` (Prometheus text), `/healthz` (the process answers) and
  * `/readyz` (the informer caches have synced, so this replica can take over as leader at once).
  */
-class HttpEndpoints(port: Int, metrics: WarmupMetrics, private val ready: () -> Boolean) {
-    private val server: HttpServer = HttpServer.create(InetSocketAddress(port), BACKLOG).apply {
-        createContext("/metrics", MetricsHandler(metrics.registry))
-        createContext("/healthz") { answer(it, OK, "ok\n") }
-        createContext("/readyz") { if (ready()) answer(it, OK, "ok\n") else answer(it, UNAVAILABLE, "caches not synced\n") }
-        createContext("/") { answer(it, NOT_FOUND, "not found\n") }
-        executor = Executors.newFixedThreadPool(THREADS) { r -> Thread(r, "http").apply { isDaemon = true } }
-    }
+class HttpEndpoints(
+    port: Int,
+    metrics: WarmupMetrics,
+    private val ready: () -> Boolean,
+) {
+    private val server: HttpServer =
+        HttpServer.create(InetSocketAddress(port), BACKLOG).apply {
+            createContext("/metrics", MetricsHandler(metrics.registry))
+            createContext("/healthz") { answer(it, OK, "ok\n") }
+            createContext("/readyz") {
+                if (ready()) answer(it, OK, "ok\n") else answer(it, UNAVAILABLE, "caches not synced\n")
+            }
+            createContext("/") { answer(it, NOT_FOUND, "not found\n") }
+            executor = Executors.newFixedThreadPool(THREADS) { r -> Thread(r, "http").apply { isDaemon = true } }
+        }
 
     /** The port actually bound (useful when 0 was asked for). */
     val port: Int get() = server.address.port
@@ -26,7 +33,11 @@ class HttpEndpoints(port: Int, metrics: WarmupMetrics, private val ready: () -> 
 
     fun stop() = server.stop(0)
 
-    private fun answer(exchange: HttpExchange, status: Int, body: String) {
+    private fun answer(
+        exchange: HttpExchange,
+        status: Int,
+        body: String,
+    ) {
         val bytes = body.toByteArray()
         exchange.responseHeaders.add("Content-Type", "text/plain; charset=utf-8")
         exchange.sendResponseHeaders(status, bytes.size.toLong())

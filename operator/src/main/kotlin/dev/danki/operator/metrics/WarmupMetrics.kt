@@ -11,39 +11,78 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry
  * Every danki metric, defined here and nowhere else. Labels are namespace and Deployment at most,
  * never a pod name: pods come and go, and a label per pod would grow the series without bound.
  */
-class WarmupMetrics(val registry: PrometheusRegistry = PrometheusRegistry()) {
-    private val runs = Counter.builder().name("danki_warmup_runs_total")
-        .help("Warm-ups finished, by result (succeeded, failed_open, failed_closed, invalid_config, disabled).")
-        .labelNames("namespace", "deployment", "result").register(registry)
+class WarmupMetrics(
+    val registry: PrometheusRegistry = PrometheusRegistry(),
+) {
+    private val runs =
+        Counter
+            .builder()
+            .name("danki_warmup_runs_total")
+            .help("Warm-ups finished, by result (succeeded, failed_open, failed_closed, invalid_config, disabled).")
+            .labelNames("namespace", "deployment", "result")
+            .register(registry)
 
-    private val duration = Histogram.builder().name("danki_warmup_duration_seconds")
-        .help("Wall time of a warm-up, from its start to the gate decision.")
-        .classicOnly().classicUpperBounds(*DURATION_BUCKETS)
-        .labelNames("namespace", "deployment").register(registry)
+    private val duration =
+        Histogram
+            .builder()
+            .name("danki_warmup_duration_seconds")
+            .help("Wall time of a warm-up, from its start to the gate decision.")
+            .classicOnly()
+            .apply {
+                // a one-time copy of ten doubles at start-up
+                @Suppress("SpreadOperator")
+                classicUpperBounds(*DURATION_BUCKETS)
+            }.labelNames("namespace", "deployment")
+            .register(registry)
 
-    private val latency = Gauge.builder().name("danki_warmup_latency_seconds")
-        .help("Latency percentiles of the last warm-up of a Deployment, per phase (cold, warm).")
-        .labelNames("namespace", "deployment", "phase", "quantile").register(registry)
+    private val latency =
+        Gauge
+            .builder()
+            .name("danki_warmup_latency_seconds")
+            .help("Latency percentiles of the last warm-up of a Deployment, per phase (cold, warm).")
+            .labelNames("namespace", "deployment", "phase", "quantile")
+            .register(registry)
 
-    private val requests = Counter.builder().name("danki_warmup_requests_total")
-        .help("Requests k6 sent to warm pods, by phase (cold, warmup, warm).")
-        .labelNames("namespace", "deployment", "phase").register(registry)
+    private val requests =
+        Counter
+            .builder()
+            .name("danki_warmup_requests_total")
+            .help("Requests k6 sent to warm pods, by phase (cold, warmup, warm).")
+            .labelNames("namespace", "deployment", "phase")
+            .register(registry)
 
-    private val inProgress = Gauge.builder().name("danki_warmups_in_progress")
-        .help("Warm-ups running now.").register(registry)
+    private val inProgress =
+        Gauge
+            .builder()
+            .name("danki_warmups_in_progress")
+            .help("Warm-ups running now.")
+            .register(registry)
 
-    private val queued = Gauge.builder().name("danki_warmups_queued")
-        .help("Warm-ups waiting for a free slot in the pool.").register(registry)
+    private val queued =
+        Gauge
+            .builder()
+            .name("danki_warmups_queued")
+            .help("Warm-ups waiting for a free slot in the pool.")
+            .register(registry)
 
     /** Adds the JVM's own metrics (heap, GC, threads, CPU). */
     fun withJvmMetrics(): WarmupMetrics = apply { JvmMetrics.builder().register(registry) }
 
-    fun runFinished(namespace: String, deployment: String, result: String, seconds: Double?) {
+    fun runFinished(
+        namespace: String,
+        deployment: String,
+        result: String,
+        seconds: Double?,
+    ) {
         runs.labelValues(namespace, deployment, result).inc()
         if (seconds != null) duration.labelValues(namespace, deployment).observe(seconds)
     }
 
-    fun resultMeasured(namespace: String, deployment: String, summary: K6Summary) {
+    fun resultMeasured(
+        namespace: String,
+        deployment: String,
+        summary: K6Summary,
+    ) {
         for ((phase, result) in listOf("cold" to summary.cold, "warm" to summary.warm)) {
             result.latency?.asMap()?.forEach { (name, millis) ->
                 latency.labelValues(namespace, deployment, phase, QUANTILES.getValue(name)).set(millis / MILLIS)
@@ -55,13 +94,19 @@ class WarmupMetrics(val registry: PrometheusRegistry = PrometheusRegistry()) {
     }
 
     /** Drops the latency series of a Deployment that is gone or opted out. */
-    fun deploymentGone(namespace: String, deployment: String) {
+    fun deploymentGone(
+        namespace: String,
+        deployment: String,
+    ) {
         for (phase in listOf("cold", "warm")) {
             QUANTILES.values.forEach { latency.remove(namespace, deployment, phase, it) }
         }
     }
 
-    fun poolChanged(running: Int, waiting: Int) {
+    fun poolChanged(
+        running: Int,
+        waiting: Int,
+    ) {
         inProgress.set(running.toDouble())
         queued.set(waiting.toDouble())
     }

@@ -14,12 +14,13 @@ object DurationFormat {
         var millis = 0.0
         for (match in PART.findAll(trimmed)) {
             val amount = match.groupValues[1].toDouble()
-            millis += amount * when (match.groupValues[2]) {
-                "ms" -> 1.0
-                "s" -> MILLIS_PER_SECOND
-                "m" -> MILLIS_PER_MINUTE
-                else -> MILLIS_PER_HOUR
-            }
+            millis += amount *
+                when (match.groupValues[2]) {
+                    "ms" -> 1.0
+                    "s" -> MILLIS_PER_SECOND
+                    "m" -> MILLIS_PER_MINUTE
+                    else -> MILLIS_PER_HOUR
+                }
         }
         return Duration.ofMillis(millis.toLong())
     }
@@ -28,14 +29,22 @@ object DurationFormat {
     fun format(duration: Duration): String {
         val millis = duration.toMillis()
         return when {
-            millis < MILLIS_PER_SECOND -> "${millis}ms"
-            millis < MILLIS_PER_MINUTE -> String.format(java.util.Locale.ROOT, "%.1fs", millis / MILLIS_PER_SECOND)
-            else -> String.format(
-                java.util.Locale.ROOT,
-                "%dm%02ds",
-                millis / MILLIS_PER_MINUTE.toLong(),
-                (millis % MILLIS_PER_MINUTE.toLong()) / MILLIS_PER_SECOND.toLong(),
-            )
+            millis < MILLIS_PER_SECOND -> {
+                "${millis}ms"
+            }
+
+            millis < MILLIS_PER_MINUTE -> {
+                String.format(java.util.Locale.ROOT, "%.1fs", millis / MILLIS_PER_SECOND)
+            }
+
+            else -> {
+                String.format(
+                    java.util.Locale.ROOT,
+                    "%dm%02ds",
+                    millis / MILLIS_PER_MINUTE.toLong(),
+                    (millis % MILLIS_PER_MINUTE.toLong()) / MILLIS_PER_SECOND.toLong(),
+                )
+            }
         }
     }
 

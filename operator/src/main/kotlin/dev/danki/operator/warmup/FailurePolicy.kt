@@ -1,7 +1,9 @@
 package dev.danki.operator.warmup
 
 /** What happens to a pod's gate when its warm-up fails for good. */
-enum class FailurePolicy(val value: String) {
+enum class FailurePolicy(
+    val value: String,
+) {
     /** Release the pod anyway (gate True, reason `WarmupFailedOpen`): availability over latency. */
     OPEN("open"),
 

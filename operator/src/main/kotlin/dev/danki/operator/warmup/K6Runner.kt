@@ -20,10 +20,16 @@ data class K6Request(
 
 /** How one k6 attempt ended. */
 sealed interface K6Outcome {
-    data class Completed(val summary: K6Summary) : K6Outcome
+    data class Completed(
+        val summary: K6Summary,
+    ) : K6Outcome
 
     /** [reason] is a WarmupRun condition reason (`K6Failed`, `TooManyErrors`, `Timeout`). */
-    data class Failed(val reason: String, val message: String, val summary: K6Summary? = null) : K6Outcome
+    data class Failed(
+        val reason: String,
+        val message: String,
+        val summary: K6Summary? = null,
+    ) : K6Outcome
 
     data object Cancelled : K6Outcome
 }
@@ -32,22 +38,30 @@ sealed interface K6Outcome {
  * Starts `k6 run warmup.js` as a child process, one per attempt. The process gets a hard deadline
  * (and stops itself before it, so even an orphan ends), and [K6Process.cancel] kills it at once.
  */
-class K6Runner(private val binary: String, private val script: String, private val workDir: Path) {
+class K6Runner(
+    private val binary: String,
+    private val script: String,
+    private val workDir: Path,
+) {
     private val json = ObjectMapper()
 
     fun start(request: K6Request): K6Process {
         Files.createDirectories(workDir)
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
-        val builder = ProcessBuilder(binary, "run", "--no-usage-report", "--quiet", "--no-color", script)
-            .redirectErrorStream(true)
-            .redirectOutput(log)
+        val builder =
+            ProcessBuilder(binary, "run", "--no-usage-report", "--quiet", "--no-color", script)
+                .redirectErrorStream(true)
+                .redirectOutput(log)
         builder.environment().putAll(environment(request, summary))
         return K6Process(builder.start(), summary, log, request)
     }
 
     /** The env vars `warmup.js` reads; see its header comment. */
-    fun environment(request: K6Request, summary: File): Map<String, String> {
+    fun environment(
+        request: K6Request,
+        summary: File,
+    ): Map<String, String> {
         val plan = request.plan
         val remaining = Duration.between(Instant.now(), request.deadline).coerceAtLeast(Duration.ofSeconds(1))
         val budget = remaining.minus(STOP_MARGIN).coerceAtLeast(Duration.ofSeconds(1))
@@ -60,7 +74,10 @@ class K6Runner(private val binary: String, private val script: String, private v
             "TARGET_P95_MS" to (plan.targetP95?.toMillis()?.toString() ?: ""),
             "TIME_BUDGET_S" to (budget.toMillis() / MILLIS).toString(),
             "MAX_ERROR_RATIO" to request.maxErrorRatio.toString(),
-            "PATHS" to json.writeValueAsString(plan.requests.map { mapOf("method" to it.method, "path" to it.path, "body" to it.body) }),
+            "PATHS" to
+                json.writeValueAsString(
+                    plan.requests.map { mapOf("method" to it.method, "path" to it.path, "body" to it.body) },
+                ),
             "HEADERS" to json.writeValueAsString(plan.headers),
             "SUMMARY_PATH" to summary.absolutePath,
         )
@@ -74,7 +91,12 @@ class K6Runner(private val binary: String, private val script: String, private v
 }
 
 /** One running k6 process. */
-class K6Process(private val process: Process, private val summary: File, private val log: File, private val request: K6Request) {
+class K6Process(
+    private val process: Process,
+    private val summary: File,
+    private val log: File,
+    private val request: K6Request,
+) {
     @Volatile private var cancelled = false
 
     /** Waits for k6 to end (at most until the deadline) and classifies the result. */
@@ -86,15 +108,18 @@ class K6Process(private val process: Process, private val summary: File, private
             return K6Outcome.Failed("Timeout", "k6 still running at the deadline; killed")
         }
         if (cancelled) return K6Outcome.Cancelled
+        return readSummary()
+    }
+
+    private fun readSummary(): K6Outcome {
         val exit = process.exitValue()
         if (exit != 0) return K6Outcome.Failed("K6Failed", "k6 exited with code $exit: ${logTail()}")
         if (!summary.isFile) return K6Outcome.Failed("K6Failed", "k6 wrote no summary: ${logTail()}")
-        val parsed = try {
-            K6SummaryParser.parse(summary.readText())
+        return try {
+            classify(K6SummaryParser.parse(summary.readText()))
         } catch (e: K6SummaryException) {
-            return K6Outcome.Failed("K6Failed", e.message ?: "unreadable k6 summary")
+            K6Outcome.Failed("K6Failed", e.message ?: "unreadable k6 summary")
         }
-        return classify(parsed)
     }
 
     private fun classify(parsed: K6Summary): K6Outcome {
@@ -103,8 +128,9 @@ class K6Process(private val process: Process, private val summary: File, private
         }
         val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
         if (ratio > request.maxErrorRatio) {
-            val message = "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
-                "(5xx or no answer), more than ${(request.maxErrorRatio * PERCENT).toInt()}%"
+            val message =
+                "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
+                    "(5xx or no answer), more than ${(request.maxErrorRatio * PERCENT).toInt()}%"
             return K6Outcome.Failed("TooManyErrors", message, parsed)
         }
         if (parsed.cold.latency == null || parsed.warm.latency == null) {

@@ -4,12 +4,22 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.ObjectMapper
 
 /** Latency percentiles of one phase, in milliseconds. */
-data class Percentiles(val p25: Double, val p50: Double, val p75: Double, val p90: Double, val p95: Double) {
+data class Percentiles(
+    val p25: Double,
+    val p50: Double,
+    val p75: Double,
+    val p90: Double,
+    val p95: Double,
+) {
     fun asMap() = linkedMapOf("p25" to p25, "p50" to p50, "p75" to p75, "p90" to p90, "p95" to p95)
 }
 
 /** What one phase (cold, warm-up, warm) of a k6 run measured. */
-data class PhaseResult(val requests: Long, val failures: Long, val latency: Percentiles?)
+data class PhaseResult(
+    val requests: Long,
+    val failures: Long,
+    val latency: Percentiles?,
+)
 
 /** Why the warm-up phase stopped, as written by `warmup.js`. */
 enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted }
@@ -31,22 +41,26 @@ data class K6Summary(
 }
 
 /** Thrown when the summary file is missing fields or is not the format `warmup.js` writes. */
-class K6SummaryException(message: String) : RuntimeException(message)
+class K6SummaryException(
+    message: String,
+) : RuntimeException(message)
 
 /** Parses the summary JSON that `warmup.js` writes; strict, so a format drift fails loudly. */
 object K6SummaryParser {
     private val json = ObjectMapper()
 
     fun parse(text: String): K6Summary {
-        val root = runCatching { json.readTree(text) }.getOrElse {
-            throw K6SummaryException("k6 summary is not JSON: ${it.message}")
-        }
-        if (root == null || !root.isObject) throw K6SummaryException("k6 summary is not a JSON object")
+        val root =
+            runCatching { json.readTree(text) }.getOrElse {
+                invalid("k6 summary is not JSON: ${it.message}")
+            }
+        if (root == null || !root.isObject) invalid("k6 summary is not a JSON object")
         val version = root.path("version").asInt(-1)
-        if (version != FORMAT_VERSION) throw K6SummaryException("k6 summary version $version, expected $FORMAT_VERSION")
+        if (version != FORMAT_VERSION) invalid("k6 summary version $version, expected $FORMAT_VERSION")
         val reasonText = root.path("stopReason").asText("")
-        val reason = StopReason.entries.firstOrNull { it.name == reasonText }
-            ?: throw K6SummaryException("k6 summary has stopReason '$reasonText'")
+        val reason =
+            StopReason.entries.firstOrNull { it.name == reasonText }
+                ?: invalid("k6 summary has stopReason '$reasonText'")
         val phases = root.path("phases")
         return K6Summary(
             stopReason = reason,
@@ -59,19 +73,25 @@ object K6SummaryParser {
         )
     }
 
-    private fun phase(phases: JsonNode, name: String): PhaseResult {
+    private fun phase(
+        phases: JsonNode,
+        name: String,
+    ): PhaseResult {
         val node = phases.path(name)
-        if (!node.isObject) throw K6SummaryException("k6 summary has no phase '$name'")
+        if (!node.isObject) invalid("k6 summary has no phase '$name'")
         val requests = node.path("requests").asLong(-1)
-        if (requests < 0) throw K6SummaryException("k6 summary phase '$name' has no request count")
-        val values = PERCENTILES.map { key -> node.path(key).takeIf { it.isNumber }?.asDouble() }
-        val latency = if (values.all { it != null }) {
-            Percentiles(values[0]!!, values[1]!!, values[2]!!, values[3]!!, values[4]!!)
-        } else {
-            null
-        }
+        if (requests < 0) invalid("k6 summary phase '$name' has no request count")
+        val values = PERCENTILES.associateWith { key -> node.path(key).takeIf { it.isNumber }?.asDouble() }
+        val latency =
+            if (values.values.any { it == null }) {
+                null
+            } else {
+                Percentiles(values["p25"]!!, values["p50"]!!, values["p75"]!!, values["p90"]!!, values["p95"]!!)
+            }
         return PhaseResult(requests, node.path("failures").asLong(0), latency)
     }
+
+    private fun invalid(message: String): Nothing = throw K6SummaryException(message)
 
     const val FORMAT_VERSION = 1
     private val PERCENTILES = listOf("p25", "p50", "p75", "p90", "p95")

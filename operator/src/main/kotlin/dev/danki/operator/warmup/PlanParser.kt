@@ -6,54 +6,82 @@ import io.fabric8.kubernetes.api.model.PodSpec
 import java.time.Duration
 
 /** One invalid annotation: which key, what it held, and what danki expected instead. */
-data class ConfigProblem(val key: String, val value: String, val expected: String) {
+data class ConfigProblem(
+    val key: String,
+    val value: String,
+    val expected: String,
+) {
     override fun toString() = "$key=\"$value\": expected $expected"
 }
 
 /** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
-data class PlanResult(val plan: WarmupPlan?, val problems: List<ConfigProblem>, val failurePolicy: FailurePolicy)
+data class PlanResult(
+    val plan: WarmupPlan?,
+    val problems: List<ConfigProblem>,
+    val failurePolicy: FailurePolicy,
+)
 
 /**
  * Turns a Deployment's `danki.dev/` annotations and its pod spec into a [WarmupPlan]. Every key is
  * checked, and every bad one reported, so a user sees all mistakes in one Event.
  */
-class PlanParser(private val defaultPolicy: FailurePolicy) {
+class PlanParser(
+    private val defaultPolicy: FailurePolicy,
+) {
     private val json = ObjectMapper()
 
-    fun parse(annotations: Map<String, String>, podSpec: PodSpec?): PlanResult {
+    fun parse(
+        annotations: Map<String, String>,
+        podSpec: PodSpec?,
+    ): PlanResult {
         val problems = mutableListOf<ConfigProblem>()
-        fun <T> field(key: String, default: T, expected: String, parse: (String) -> T?): T {
+
+        fun <T> field(
+            key: String,
+            default: T,
+            expected: String,
+            parse: (String) -> T?,
+        ): T {
             val raw = annotations[key] ?: return default
             return parse(raw) ?: default.also { problems += ConfigProblem(key, raw, expected) }
         }
         val policy = field(Annotations.FAILURE_POLICY, defaultPolicy, "open or closed") { FailurePolicy.parse(it) }
         val port = resolvePort(annotations[Annotations.PORT], podSpec, problems)
-        val plan = WarmupPlan(
-            port = port ?: 0,
-            requests = field(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
-            rate = field(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
-            passRequests = field(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
-                parseCount(it, MAX_PASS)
-            },
-            warmupRate = field(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
-            maxWarmupRequests = field(
-                Annotations.MAX_WARMUP_REQUESTS,
-                WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
-                count(MAX_WARMUP),
-            ) { parseCount(it, MAX_WARMUP) },
-            targetP95 = field<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
-                DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
-            },
-            timeout = field(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
-                DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
-            },
-            failurePolicy = policy,
-            headers = field(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
-        )
+        val plan =
+            WarmupPlan(
+                port = port ?: 0,
+                requests = field(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
+                rate = field(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
+                passRequests =
+                    field(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
+                        parseCount(it, MAX_PASS)
+                    },
+                warmupRate = field(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
+                maxWarmupRequests =
+                    field(
+                        Annotations.MAX_WARMUP_REQUESTS,
+                        WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
+                        count(MAX_WARMUP),
+                    ) { parseCount(it, MAX_WARMUP) },
+                targetP95 =
+                    field<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
+                        DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
+                    },
+                timeout =
+                    field(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
+                        DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
+                    },
+                failurePolicy = policy,
+                headers = field(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
+            )
         return PlanResult(plan.takeIf { problems.isEmpty() }, problems, policy)
     }
 
-    private fun resolvePort(raw: String?, podSpec: PodSpec?, problems: MutableList<ConfigProblem>): Int? {
+    private fun resolvePort(
+        raw: String?,
+        podSpec: PodSpec?,
+        problems: MutableList<ConfigProblem>,
+    ): Int? {
         val ports = podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }
         if (raw == null) {
             val port = (ports.firstOrNull { it.name == DEFAULT_PORT_NAME } ?: ports.firstOrNull())?.containerPort
@@ -64,11 +92,12 @@ class PlanParser(private val defaultPolicy: FailurePolicy) {
         }
         val trimmed = raw.trim()
         val number = trimmed.toIntOrNull()
-        val port = when {
-            number != null -> number.takeIf { it in 1..MAX_PORT }
-            PORT_NAME.matches(trimmed) -> ports.firstOrNull { it.name == trimmed }?.containerPort
-            else -> null
-        }
+        val port =
+            when {
+                number != null -> number.takeIf { it in 1..MAX_PORT }
+                PORT_NAME.matches(trimmed) -> ports.firstOrNull { it.name == trimmed }?.containerPort
+                else -> null
+            }
         if (port == null) problems += ConfigProblem(Annotations.PORT, raw, PORT_EXPECTED + namesOf(ports))
         return port
     }
@@ -105,7 +134,10 @@ class PlanParser(private val defaultPolicy: FailurePolicy) {
         return match.groupValues[1].toDouble().takeIf { it > 0.0 && it <= MAX_RATE }
     }
 
-    private fun parseCount(raw: String, max: Int): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
+    private fun parseCount(
+        raw: String,
+        max: Int,
+    ): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
 
     private fun parseHeaders(raw: String): Map<String, String>? {
         val node = runCatching { json.readTree(raw) }.getOrNull()

@@ -9,11 +9,18 @@ import java.time.Instant
 interface AttemptListener {
     fun attemptStarted(attempt: Int)
 
-    fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration)
+    fun attemptFailed(
+        attempt: Int,
+        failure: K6Outcome.Failed,
+        retryIn: Duration,
+    )
 }
 
 /** The end of all attempts of one warm-up. */
-data class AttemptsResult(val outcome: K6Outcome, val attempts: Int)
+data class AttemptsResult(
+    val outcome: K6Outcome,
+    val attempts: Int,
+)
 
 /**
  * Runs k6 until one attempt succeeds, retrying failures (unreachable target, too many 5xx, a k6
@@ -24,7 +31,11 @@ class WarmupAttempts(
     private val backoff: BackoffPolicy = BackoffPolicy.WARMUP_ATTEMPT,
     private val clock: Clock = Clock.systemUTC(),
 ) {
-    fun run(request: K6Request, task: WarmupTask, listener: AttemptListener): AttemptsResult {
+    fun run(
+        request: K6Request,
+        task: WarmupTask,
+        listener: AttemptListener,
+    ): AttemptsResult {
         var attempt = 0
         var last: K6Outcome.Failed? = null
         while (true) {
@@ -52,7 +63,10 @@ class WarmupAttempts(
         }
     }
 
-    private fun giveUp(last: K6Outcome.Failed, attempts: Int): K6Outcome.Failed {
+    private fun giveUp(
+        last: K6Outcome.Failed,
+        attempts: Int,
+    ): K6Outcome.Failed {
         val count = if (attempts == 1) "1 attempt" else "$attempts attempts"
         return last.copy(message = "${last.message} (gave up after $count: the timeout leaves no room for another)")
     }

@@ -3,7 +3,11 @@ package dev.danki.operator.warmup
 import java.time.Duration
 
 /** One request a warm-up sends over and over: `METHOD /path [JSON body]`. */
-data class RequestSpec(val method: String, val path: String, val body: String? = null)
+data class RequestSpec(
+    val method: String,
+    val path: String,
+    val body: String? = null,
+)
 
 /** How to warm the pods of one Deployment, parsed from its `danki.dev/` annotations by [PlanParser]. */
 data class WarmupPlan(

@@ -10,7 +10,10 @@ import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 
 /** One queued or running warm-up; [cancel] stops its k6 process at once. */
-class WarmupTask(val runKey: String, val podKey: String) {
+class WarmupTask(
+    val runKey: String,
+    val podKey: String,
+) {
     @Volatile var cancelled = false
         private set
 
@@ -31,22 +34,31 @@ class WarmupTask(val runKey: String, val podKey: String) {
  * The bounded pool warm-ups run on: [concurrency] k6 processes at most, the rest wait in a queue of
  * at most [capacity]. Tasks are keyed by WarmupRun, so a pod is never warmed twice at once.
  */
-class WarmupPool(concurrency: Int, capacity: Int, private val onChange: (running: Int, queued: Int) -> Unit) {
+class WarmupPool(
+    concurrency: Int,
+    capacity: Int,
+    private val onChange: (running: Int, queued: Int) -> Unit,
+) {
     private val tasks = ConcurrentHashMap<String, WarmupTask>()
     private val running = AtomicInteger()
     private val threads = AtomicInteger()
-    private val executor = ThreadPoolExecutor(
-        concurrency,
-        concurrency,
-        0,
-        TimeUnit.MILLISECONDS,
-        LinkedBlockingQueue(capacity),
-    ) { r -> Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true } }
+    private val executor =
+        ThreadPoolExecutor(
+            concurrency,
+            concurrency,
+            0,
+            TimeUnit.MILLISECONDS,
+            LinkedBlockingQueue(capacity),
+        ) { r -> Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true } }
 
     fun isActive(runKey: String) = tasks.containsKey(runKey)
 
     /** Queues [body]; false when the queue is full (the caller retries later). */
-    fun submit(runKey: String, podKey: String, body: (WarmupTask) -> Unit): Boolean {
+    fun submit(
+        runKey: String,
+        podKey: String,
+        body: (WarmupTask) -> Unit,
+    ): Boolean {
         val task = WarmupTask(runKey, podKey)
         if (tasks.putIfAbsent(runKey, task) != null) return true
         try {
@@ -59,7 +71,10 @@ class WarmupPool(concurrency: Int, capacity: Int, private val onChange: (running
         return true
     }
 
-    private fun runTask(task: WarmupTask, body: (WarmupTask) -> Unit) {
+    private fun runTask(
+        task: WarmupTask,
+        body: (WarmupTask) -> Unit,
+    ) {
         running.incrementAndGet()
         publish()
         try {
@@ -72,7 +87,10 @@ class WarmupPool(concurrency: Int, capacity: Int, private val onChange: (running
     }
 
     /** Cancels every task of a pod except [keep] (the run for its current restart count). */
-    fun cancelPod(podKey: String, keep: String? = null) {
+    fun cancelPod(
+        podKey: String,
+        keep: String? = null,
+    ) {
         tasks.values.filter { it.podKey == podKey && it.runKey != keep }.forEach {
             it.cancel()
             tasks.remove(it.runKey, it)

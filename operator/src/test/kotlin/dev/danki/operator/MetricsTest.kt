@@ -1,0 +1,59 @@
+package dev.danki.operator
+
+import dev.danki.operator.metrics.HttpEndpoints
+import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.K6SummaryParser
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
+import org.junit.jupiter.api.Test
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+
+class MetricsTest {
+    private val http = HttpClient.newHttpClient()
+
+    private fun get(
+        port: Int,
+        path: String,
+    ) = http.send(
+        HttpRequest.newBuilder(URI("http://127.0.0.1:$port$path")).build(),
+        HttpResponse.BodyHandlers.ofString(),
+    )
+
+    @Test
+    fun `metrics, healthz and readyz share one port and no series names a pod`() {
+        val metrics = WarmupMetrics()
+        val summary = K6SummaryParser.parse(javaClass.getResource("/k6/summary-converged.json")!!.readText())
+        metrics.resultMeasured("shop", "exam-warm", summary)
+        metrics.runFinished("shop", "exam-warm", WarmupMetrics.SUCCEEDED, 12.5)
+        metrics.poolChanged(running = 2, waiting = 3)
+        var ready = false
+        val endpoints = HttpEndpoints(0, metrics) { ready }
+        endpoints.start()
+        try {
+            val text = get(endpoints.port, "/metrics").body()
+            text shouldContain
+                "danki_warmup_runs_total{deployment=\"exam-warm\",namespace=\"shop\",result=\"succeeded\"} 1.0"
+            text shouldContain
+                "danki_warmup_latency_seconds{deployment=\"exam-warm\",namespace=\"shop\"," +
+                "phase=\"cold\",quantile=\"0.95\"} 0.347"
+            text shouldContain
+                "danki_warmup_requests_total{deployment=\"exam-warm\",namespace=\"shop\",phase=\"warmup\"} 4500.0"
+            text shouldContain "danki_warmup_duration_seconds_count{deployment=\"exam-warm\",namespace=\"shop\"} 1"
+            text shouldContain "danki_warmups_in_progress 2.0"
+            text shouldContain "danki_warmups_queued 3.0"
+            text shouldNotContain "pod="
+            get(endpoints.port, "/healthz").statusCode() shouldBe 200
+            get(endpoints.port, "/readyz").statusCode() shouldBe 503
+            ready = true
+            get(endpoints.port, "/readyz").statusCode() shouldBe 200
+            metrics.deploymentGone("shop", "exam-warm")
+            get(endpoints.port, "/metrics").body() shouldNotContain "danki_warmup_latency_seconds{"
+        } finally {
+            endpoints.stop()
+        }
+    }
+}

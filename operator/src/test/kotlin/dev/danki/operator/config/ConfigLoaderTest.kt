@@ -1,0 +1,92 @@
+package dev.danki.operator.config
+
+import dev.danki.operator.warmup.FailurePolicy
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.io.TempDir
+import java.io.File
+
+class ConfigLoaderTest {
+    @TempDir
+    lateinit var dir: File
+
+    private fun script() = File(dir, "warmup.js").apply { writeText("//") }.path
+
+    private fun load(vararg env: Pair<String, String>) =
+        ConfigLoader(mapOf("DANKI_K6_SCRIPT" to script()) + env.toMap(), File(dir, "no-namespace-file")).load()
+
+    @Test
+    fun `defaults apply when nothing is set`() {
+        val config = load()
+        config.watchNamespaces shouldBe emptyList()
+        config.concurrency shouldBe 4
+        config.defaultFailurePolicy shouldBe FailurePolicy.OPEN
+        config.httpPort shouldBe 8080
+        config.leaderElection shouldBe true
+        config.leaseName shouldBe "danki-operator"
+        config.leaseNamespace shouldBe "default"
+        config.logFormat shouldBe OperatorConfig.LogFormat.JSON
+    }
+
+    @Test
+    fun `every variable is read`() {
+        val config =
+            load(
+                "DANKI_WATCH_NAMESPACES" to "a, b,a",
+                "DANKI_CONCURRENCY" to "8",
+                "DANKI_DEFAULT_FAILURE_POLICY" to "closed",
+                "DANKI_HTTP_PORT" to "9000",
+                "DANKI_LEADER_ELECTION" to "false",
+                "DANKI_LEASE_NAME" to "lease",
+                "POD_NAMESPACE" to "ops",
+                "POD_NAME" to "danki-0",
+                "DANKI_K6_BINARY" to "/bin/k6",
+                "DANKI_LOG_FORMAT" to "text",
+                "DANKI_LOG_LEVEL" to "debug",
+            )
+        config.watchNamespaces shouldBe listOf("a", "b")
+        config.concurrency shouldBe 8
+        config.defaultFailurePolicy shouldBe FailurePolicy.CLOSED
+        config.httpPort shouldBe 9000
+        config.leaderElection shouldBe false
+        config.leaseName shouldBe "lease"
+        config.leaseNamespace shouldBe "ops"
+        config.identity shouldBe "danki-0"
+        config.k6Binary shouldBe "/bin/k6"
+        config.logFormat shouldBe OperatorConfig.LogFormat.TEXT
+    }
+
+    @Test
+    fun `lease namespace falls back to the in-cluster namespace file`() {
+        val file = File(dir, "namespace").apply { writeText("danki-system\n") }
+        ConfigLoader(mapOf("DANKI_K6_SCRIPT" to script()), file).load().leaseNamespace shouldBe "danki-system"
+    }
+
+    @Test
+    fun `every problem is reported in one message`() {
+        val error =
+            shouldThrow<ConfigException> {
+                ConfigLoader(
+                    mapOf(
+                        "DANKI_WATCH_NAMESPACES" to "ok,Not_Valid",
+                        "DANKI_CONCURRENCY" to "0",
+                        "DANKI_DEFAULT_FAILURE_POLICY" to "maybe",
+                        "DANKI_HTTP_PORT" to "http",
+                        "DANKI_LEADER_ELECTION" to "yes",
+                        "DANKI_LOG_FORMAT" to "xml",
+                        "DANKI_LOG_LEVEL" to "loud",
+                        "DANKI_K6_SCRIPT" to "/no/such/script.js",
+                    ),
+                    File(dir, "none"),
+                ).load()
+            }
+        error.problems shouldHaveSize 8
+        error.message!! shouldContain "DANKI_CONCURRENCY=0: expected a whole number from 1 to 256"
+        error.message!! shouldContain "DANKI_DEFAULT_FAILURE_POLICY=maybe: expected one of open, closed"
+        error.message!! shouldContain "DANKI_K6_SCRIPT=/no/such/script.js: no such file"
+        error.message!! shouldContain "'Not_Valid' is not a valid namespace name"
+    }
+}

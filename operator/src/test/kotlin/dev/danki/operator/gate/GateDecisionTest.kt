@@ -1,0 +1,116 @@
+package dev.danki.operator.gate
+
+import io.kotest.assertions.withClue
+import io.kotest.matchers.shouldBe
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.Arguments
+import org.junit.jupiter.params.provider.MethodSource
+
+/** The gate decision table, one row per case; every gated pod ends in an explicit decision. */
+class GateDecisionTest {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("table")
+    fun `gate decision table`(
+        case: String,
+        facts: PodFacts,
+        expected: GateDecision,
+    ) {
+        withClue(case) { GateDecision.decide(facts) shouldBe expected }
+    }
+
+    companion object {
+        /** A gated, ready pod of an opted-in Deployment, with no run yet: the START row. */
+        private val ready =
+            PodFacts(
+                hasGate = true,
+                deleting = false,
+                wanted = true,
+                containersReady = true,
+                hasPodIP = true,
+                gateTrue = null,
+                runPhase = null,
+                olderRunExists = false,
+                activeHere = false,
+                invalidConfig = false,
+                deadlinePassed = false,
+            )
+
+        private fun row(
+            case: String,
+            facts: PodFacts,
+            expected: GateDecision,
+        ) = Arguments.of(case, facts, expected)
+
+        @JvmStatic
+        fun table() = gateAndOptOutRows() + runRows()
+
+        private fun gateAndOptOutRows() =
+            listOf(
+                row("pod without gate is ignored", ready.copy(hasGate = false), GateDecision.IGNORE),
+                row("deleting pod is ignored", ready.copy(deleting = true), GateDecision.IGNORE),
+                row("opted-out gated pod is released", ready.copy(wanted = false), GateDecision.RELEASE),
+                row(
+                    "opted-out pod already True is done",
+                    ready.copy(wanted = false, gateTrue = true),
+                    GateDecision.DONE,
+                ),
+                row(
+                    "opted-out pod with gate False is released",
+                    ready.copy(wanted = false, gateTrue = false),
+                    GateDecision.RELEASE,
+                ),
+                row("warmed pod is done", ready.copy(gateTrue = true, runPhase = "Succeeded"), GateDecision.DONE),
+                row("released pod without runs is done", ready.copy(gateTrue = true), GateDecision.DONE),
+                row(
+                    "warmed pod whose containers restarted is reset",
+                    ready.copy(gateTrue = true, olderRunExists = true),
+                    GateDecision.RESET_AFTER_RESTART,
+                ),
+                row(
+                    "reset pod starts a new run",
+                    ready.copy(gateTrue = false, olderRunExists = true),
+                    GateDecision.START,
+                ),
+            )
+
+        private fun runRows() =
+            listOf(
+                row("succeeded run is published", ready.copy(runPhase = "Succeeded"), GateDecision.PUBLISH_RESULT),
+                row(
+                    "failed run is published",
+                    ready.copy(runPhase = "Failed", gateTrue = false),
+                    GateDecision.PUBLISH_RESULT,
+                ),
+                row(
+                    "failed run publishes even when containers are not ready",
+                    ready.copy(runPhase = "Failed", containersReady = false),
+                    GateDecision.PUBLISH_RESULT,
+                ),
+                row(
+                    "running here is in progress",
+                    ready.copy(runPhase = "Running", activeHere = true),
+                    GateDecision.IN_PROGRESS,
+                ),
+                row(
+                    "queued here is in progress",
+                    ready.copy(runPhase = "Pending", activeHere = true),
+                    GateDecision.IN_PROGRESS,
+                ),
+                row("containers not ready waits", ready.copy(containersReady = false), GateDecision.WAIT),
+                row("no pod IP waits", ready.copy(hasPodIP = false), GateDecision.WAIT),
+                row("invalid config fails", ready.copy(invalidConfig = true), GateDecision.FAIL_INVALID_CONFIG),
+                row(
+                    "deadline passed while waiting fails",
+                    ready.copy(runPhase = "Pending", deadlinePassed = true),
+                    GateDecision.FAIL_TIMEOUT,
+                ),
+                row("ready pod starts", ready, GateDecision.START),
+                row(
+                    "a run left Running by a dead leader starts again",
+                    ready.copy(runPhase = "Running"),
+                    GateDecision.START,
+                ),
+                row("a user-gated pod with gate False starts", ready.copy(gateTrue = false), GateDecision.START),
+            )
+    }
+}

@@ -1,0 +1,182 @@
+package dev.danki.operator.warmup
+
+import dev.danki.operator.kube.Keys.Annotations
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder
+import io.fabric8.kubernetes.api.model.PodSpec
+import io.fabric8.kubernetes.api.model.PodSpecBuilder
+import io.kotest.matchers.collections.shouldBeEmpty
+import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.CsvSource
+import java.time.Duration
+
+class PlanParserTest {
+    private val parser = PlanParser(FailurePolicy.OPEN)
+
+    private fun spec(vararg ports: Pair<String?, Int>): PodSpec =
+        PodSpecBuilder()
+            .addNewContainer()
+            .withName("app")
+            .withPorts(ports.map { (name, port) -> port(name, port) })
+            .endContainer()
+            .build()
+
+    private fun port(
+        name: String?,
+        number: Int,
+    ) = ContainerPortBuilder().withName(name).withContainerPort(number).build()
+
+    private val podSpec = spec("metrics" to 9090, "http" to 8080)
+
+    private fun parse(vararg annotations: Pair<String, String>) = parser.parse(mapOf(*annotations), podSpec)
+
+    @Test
+    fun `no annotations give the published defaults`() {
+        val result = parse()
+        result.problems.shouldBeEmpty()
+        result.plan shouldBe WarmupPlan(port = 8080)
+        result.plan!!.rate shouldBe 20.0
+        result.plan!!.passRequests shouldBe 100
+        result.plan!!.timeout shouldBe Duration.ofMinutes(5)
+        result.plan!!.requests shouldBe listOf(RequestSpec("GET", "/"))
+    }
+
+    @Test
+    fun `port defaults to the first containerPort when none is named http`() {
+        parser.parse(emptyMap(), spec("metrics" to 9090, null to 7070)).plan!!.port shouldBe 9090
+    }
+
+    @Test
+    fun `a pod without containerPorts and no port annotation is a problem`() {
+        val result =
+            parser.parse(
+                emptyMap(),
+                PodSpecBuilder()
+                    .addNewContainer()
+                    .withName("a")
+                    .endContainer()
+                    .build(),
+            )
+        result.problems.single().key shouldBe Annotations.PORT
+        result.plan shouldBe null
+    }
+
+    @ParameterizedTest
+    @CsvSource("8081,8081", "metrics,9090", "http,8080")
+    fun `port accepts a number or a container port name`(
+        raw: String,
+        port: Int,
+    ) {
+        parse(Annotations.PORT to raw).plan!!.port shouldBe port
+    }
+
+    @ParameterizedTest
+    @CsvSource("0", "70000", "grpc", "HTTP", "-1", "8080x")
+    fun `bad ports are reported with the named ports`(raw: String) {
+        val problem = parse(Annotations.PORT to raw).problems.single()
+        problem.key shouldBe Annotations.PORT
+        problem.value shouldBe raw
+        problem.expected shouldContain "named ports: metrics, http"
+    }
+
+    @Test
+    fun `paths accept semicolons, newlines and JSON bodies`() {
+        parse(Annotations.PATHS to "GET /exams/1; post /exams/1/answers {\"answers\":[1]}").plan!!.requests shouldBe
+            listOf(
+                RequestSpec("GET", "/exams/1"),
+                RequestSpec("POST", "/exams/1/answers", "{\"answers\":[1]}"),
+            )
+        parse(Annotations.PATHS to "GET /a\nPUT /b {\"x\":\"a;b\"}\n").plan!!.requests shouldBe
+            listOf(
+                RequestSpec("GET", "/a"),
+                RequestSpec("PUT", "/b", "{\"x\":\"a;b\"}"),
+            )
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+        delimiter = '|',
+        value = ["/exams/1", "GET exams/1", "FETCH /a", "POST /a {not json", "''", "GET /a; ;POST"],
+    )
+    fun `bad paths are reported`(raw: String) {
+        val problem = parse(Annotations.PATHS to raw).problems.single()
+        problem.key shouldBe Annotations.PATHS
+        problem.expected shouldContain "METHOD /path [JSON body]"
+    }
+
+    @Test
+    fun `rates accept a number with an optional per-second suffix`() {
+        val plan = parse(Annotations.RATE to "50/s", Annotations.WARMUP_RATE to "250.5").plan!!
+        plan.rate shouldBe 50.0
+        plan.warmupRate shouldBe 250.5
+    }
+
+    @ParameterizedTest
+    @CsvSource("0", "-5", "fast", "20/m", "20000")
+    fun `bad rates are reported for both rate keys`(raw: String) {
+        parse(Annotations.RATE to raw, Annotations.WARMUP_RATE to raw).problems.map { it.key } shouldBe
+            listOf(Annotations.RATE, Annotations.WARMUP_RATE)
+    }
+
+    @Test
+    fun `request counts are whole numbers in range`() {
+        val plan = parse(Annotations.REQUESTS to "200", Annotations.MAX_WARMUP_REQUESTS to "3000").plan!!
+        plan.passRequests shouldBe 200
+        plan.maxWarmupRequests shouldBe 3000
+        parse(Annotations.REQUESTS to "1.5").problems.single().expected shouldContain "whole number"
+        parse(Annotations.MAX_WARMUP_REQUESTS to "0").problems.single().key shouldBe Annotations.MAX_WARMUP_REQUESTS
+    }
+
+    @Test
+    fun `durations use Go style units`() {
+        val plan = parse(Annotations.TARGET_P95 to "250ms", Annotations.TIMEOUT to "1m30s").plan!!
+        plan.targetP95 shouldBe Duration.ofMillis(250)
+        plan.timeout shouldBe Duration.ofSeconds(90)
+    }
+
+    @ParameterizedTest
+    @CsvSource("5", "5s", "2h", "5 minutes", "0m")
+    fun `timeouts outside 10s to 1h or without units are reported`(raw: String) {
+        parse(Annotations.TIMEOUT to raw).problems.single().expected shouldContain "from 10s to 1h"
+    }
+
+    @ParameterizedTest
+    @CsvSource("0ms", "250", "2m")
+    fun `bad target P95 values are reported`(raw: String) {
+        parse(Annotations.TARGET_P95 to raw).problems.single().key shouldBe Annotations.TARGET_P95
+    }
+
+    @Test
+    fun `failure policy is parsed and kept even when other keys are bad`() {
+        val result = parse(Annotations.FAILURE_POLICY to "closed", Annotations.RATE to "x")
+        result.plan shouldBe null
+        result.failurePolicy shouldBe FailurePolicy.CLOSED
+        val bad = parse(Annotations.FAILURE_POLICY to "sometimes")
+        bad.problems.single().toString() shouldBe "danki.dev/failure-policy=\"sometimes\": expected open or closed"
+        bad.failurePolicy shouldBe FailurePolicy.OPEN
+    }
+
+    @Test
+    fun `headers are a JSON object of strings`() {
+        parse(Annotations.HEADERS to "{\"Authorization\":\"Bearer x\"}").plan!!.headers shouldBe
+            mapOf("Authorization" to "Bearer x")
+        listOf("[]", "{\"a\":1}", "Authorization: x", "{\"bad name\":\"x\"}").forEach {
+            parse(Annotations.HEADERS to it).problems.single().key shouldBe Annotations.HEADERS
+        }
+    }
+
+    @Test
+    fun `every bad key is reported at once`() {
+        val result =
+            parse(
+                Annotations.PORT to "nope",
+                Annotations.RATE to "0",
+                Annotations.TIMEOUT to "forever",
+                Annotations.HEADERS to "x",
+            )
+        result.problems shouldHaveSize 4
+    }
+}
