@@ -1,0 +1,73 @@
+package dev.danki.cluster.status
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.PodConditionBuilder
+import java.time.Instant
+import kotlin.test.Test
+import kotlin.test.assertEquals
+
+class PodStatusPatchTest {
+    private val now = Instant.parse("2026-11-22T04:00:00Z")
+    private val pod =
+        PodBuilder()
+            .withNewMetadata()
+            .withName("web-1")
+            .withNamespace("default")
+            .endMetadata()
+            .withNewSpec()
+            .addNewReadinessGate("danki.dev/warmed")
+            .addNewContainer()
+            .withName("app")
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .addToConditions(PodConditionBuilder().withType("danki.dev/warmed").withStatus("True").build())
+            .endStatus()
+            .build()
+
+    private val running =
+        ContainerSnapshot("app", "danki/http-status:dev", RunState.Running(now), started = true, ready = true)
+
+    @Test
+    fun `patch carries the kubelet's fields and never the gate condition`() {
+        val patch = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now)
+        val json = ObjectMapper().readTree(patch.toJson())
+        val status = json.get("status")
+        assertEquals("Running", status.get("phase").asText())
+        assertEquals("198.18.0.2", status.get("podIP").asText())
+        assertEquals(
+            "198.18.0.2",
+            status
+                .get("podIPs")
+                .get(0)
+                .get("ip")
+                .asText(),
+        )
+        assertEquals(
+            listOf("PodScheduled", "Initialized", "ContainersReady", "Ready"),
+            status.get("conditions").map { it.get("type").asText() },
+        )
+        val container = status.get("containerStatuses").get(0)
+        assertEquals(true, container.get("ready").asBoolean())
+        assertEquals(true, container.get("started").asBoolean())
+        assertEquals(0, container.get("restartCount").asInt())
+        assertEquals(
+            now.toString(),
+            container
+                .get("state")
+                .get("running")
+                .get("startedAt")
+                .asText(),
+        )
+    }
+
+    @Test
+    fun `essence ignores timestamps but sees readiness`() {
+        val a = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now)
+        val b = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now.plusSeconds(5))
+        val c = PodStatusPatch.build(pod, listOf(running.copy(ready = false)), "198.18.0.2", "198.18.0.1", now, now)
+        assertEquals(a.essence(), b.essence())
+        assert(a.essence() != c.essence())
+    }
+}
