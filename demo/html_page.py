@@ -14,7 +14,7 @@ color:#1f2328}h1{font-size:24px}h2{font-size:18px;margin-top:28px;border-bottom:
 table{border-collapse:collapse;font-size:13px;margin:8px 0}td,th{border:1px solid #d0d7de;padding:3px 8px;
 text-align:right}td:first-child,th:first-child{text-align:left}.verdict{font-size:18px;padding:10px 14px;
 background:#f6f8fa;border-left:5px solid #1a7f37}.lose{border-left-color:#cf222e}.note{color:#57606a;font-size:13px}
-tr.ref td{color:#57606a}"""
+tr.ref td{color:#57606a}.wide{overflow-x:auto}.wide table{font-size:12px}"""
 
 
 def table(header, rows, ref_from=None):
@@ -26,7 +26,7 @@ def table(header, rows, ref_from=None):
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def timeline_rows(out):
+def timeline_rows(out, old_pods):
     """Seconds after the scale-up at which each new pod was first seen ContainersReady, and Ready."""
     path, first = os.path.join(out, "timeline.jsonl"), {}
     if not os.path.exists(path):
@@ -34,6 +34,8 @@ def timeline_rows(out):
     for line in open(path):
         poll = json.loads(line)
         for p in poll["pods"]:
+            if p["name"] in old_pods:
+                continue
             seen = first.setdefault(p["name"], {"app": p["app"], "cr": None, "ready": None})
             if p["containersReady"] and seen["cr"] is None:
                 seen["cr"] = poll["t"]
@@ -86,7 +88,7 @@ def render(out, meta, runs, results):
     run_table = [[r["pod"], r["phase"], r["stop"], r["requests"]] + [fmt(v) for v in r["cold"]]
                  + [fmt(v) for v in r["warm"]] for r in run_rows]
     run_bars = grouped_bars("WarmupRun P95 per pod: what a user would have met cold vs after danki (ms)",
-                            [r["pod"].removeprefix("exam-warm-") for r in run_rows],
+                            [r["pod"].rsplit("-", 1)[-1] for r in run_rows],
                             [("cold pass P95", COLOURS[COLD], [r["cold"][-1] for r in run_rows]),
                              ("warm pass P95", COLOURS[WARM], [r["warm"][-1] for r in run_rows])]) if run_rows else ""
     machine = escape(meta.get("machine", "unknown machine"))
@@ -119,12 +121,14 @@ reference.</p>
 <p class="note">The operator's cold pass is what real users would have met on that pod; the warm pass is what they
 get. These are single HTTP requests of the paths in <code>danki.dev/paths</code> (ms), not whole exam starts.
 Requests: cold pass / warm-up / warm pass.</p>
-{table(['pod', 'phase', 'stop', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}
+<div class="wide">{table(['pod', 'phase', 'stop', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}</div>
 {run_bars}
 
 <h2>What the warm-up cost: time to Ready</h2>
 <p class="note">Seconds after the scale-up at which each pod was seen ContainersReady and Ready (polled every
 {escape(meta.get('poll_s', '2'))} s). The gap is the time a warmed pod waited outside its Service.</p>
-{table(['deployment', 'pod', 'ContainersReady (s)', 'Ready (s)', 'gap (s)'], timeline_rows(out))}
+{table(['deployment', 'pod', 'ContainersReady (s)', 'Ready (s)', 'gap (s)'],
+        timeline_rows(out, set(meta.get('old_pods', '').split())))}
+<p class="note">"-": not seen in that state before the demo stopped waiting.</p>
 </body></html>
 """

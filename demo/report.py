@@ -112,9 +112,12 @@ def verdict(out):
     if not warm["count"] or not cold["count"]:
         return "No comparison: one of the Deployments got no load (see the log above)."
     w, c = warm["p95"], cold["p95"]
+    results = load_results(out)
+    pods = f" ({len(results[WARM]['pods'])} warmed and {len(results[COLD]['pods'])} cold new pods were Ready for the load.)"
     if w < c:
-        return f"danki won: P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones ({c / w:.1f}x lower)."
-    return f"danki did NOT win this run: P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones."
+        return (f"danki won: exam-start P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones "
+                f"({c / w:.1f}x lower).{pods}")
+    return f"danki did NOT win this run: exam-start P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones.{pods}"
 
 
 def main(argv):

@@ -6,7 +6,7 @@
 #  3. deploy exam-warm and exam-cold    7. write demo-report.html
 #  4. scale both 1 -> 4, show progress  8. tear down (unless KEEP=1); exit non-zero on any failure
 #
-# Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 420),
+# Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 600),
 #      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${K6:?}" "${HELM:?}" "${MAKE:=make}"
 
 NS=danki-demo OPERATOR_NS=danki-system RELEASE=danki
-REPLICAS=${DEMO_REPLICAS:-4} WARM_TIMEOUT=${DEMO_WARM_TIMEOUT:-420} POLL_S=2
+REPLICAS=${DEMO_REPLICAS:-4} WARM_TIMEOUT=${DEMO_WARM_TIMEOUT:-600} POLL_S=2
 KEEP=${KEEP:-0}
 use_cluster
 OUT=$REPO/.work/demo REPORT=$REPO/demo-report.html
@@ -92,6 +92,7 @@ for d in exam-cold exam-warm; do
 done
 mapfile -t OLD_PODS < <(pods_of "$NS" exam-warm; pods_of "$NS" exam-cold)
 info "running: ${OLD_PODS[*]}"
+echo "old_pods=${OLD_PODS[*]}" >>"$OUT/meta.env"
 
 # ---- 4. the pre-exam scale-up ---------------------------------------------------------------------
 step 4/8 "pre-exam scale-up: both Deployments 1 -> $REPLICAS replicas at once"
