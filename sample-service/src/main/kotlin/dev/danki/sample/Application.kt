@@ -21,14 +21,17 @@ import org.slf4j.LoggerFactory
 
 private val log = LoggerFactory.getLogger("dev.danki.sample.Application")
 
+/** How deep into a 400's cause chain the response looks for the message that names the bad field. */
+private const val MAX_CAUSES = 4
+
 /** The whole service: plugins and every route group, wired to [deps]. */
 fun Application.module(deps: ServiceDependencies) {
     install(ContentNegotiation) { json() }
     install(RequestMetrics) { metrics = deps.metrics }
     install(StatusPages) {
         exception<BadRequestException> { call, cause ->
-            // the cause says which field of a malformed JSON body was wrong
-            val detail = listOfNotNull(cause.message, cause.cause?.message).distinct()
+            // the causes say which field of a malformed JSON body was wrong
+            val detail = generateSequence<Throwable>(cause) { it.cause }.take(MAX_CAUSES).mapNotNull { it.message }.distinct().toList()
             call.respond(HttpStatusCode.BadRequest, ValidationErrors(detail))
         }
         exception<Throwable> { call, cause ->

@@ -59,15 +59,18 @@ private fun sleepOnCurrentThread(
     seconds: Double,
 ): String {
     sleepQuery.sleep(seconds)
-    return Thread.currentThread().name
+    return currentThreadName()
 }
+
+/** The OS thread's name, without the ` @coroutine#N` suffix that coroutine debug mode (-ea) appends. */
+private fun currentThreadName(): String = Thread.currentThread().name.substringBefore(" @")
 
 private suspend fun RoutingCall.sleepAndRespond(
     route: String,
     sleep: suspend (Double) -> String,
 ) {
     val seconds = sleepSeconds()
-    val requestThread = Thread.currentThread().name
+    val requestThread = currentThreadName()
     val started = System.nanoTime()
     val queryThread = sleep(seconds)
     val elapsedMs = (System.nanoTime() - started) / NANOS_PER_MS
