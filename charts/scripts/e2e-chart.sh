@@ -158,6 +158,15 @@ pod_warmed() { # NS: some warm-target pod has danki.dev/warmed True with reason 
     | grep -qx 'True/WarmedUp'
 }
 
+warm_diagnosis() { # NS: what the WarmupRuns and the gate say, to tell an RBAC gap from a failed warm-up
+  kc -n "$1" get warmupruns \
+    -o jsonpath='{range .items[*]}     run {.metadata.name}: {.status.phase} {range .status.conditions[*]}{.reason}: {.message} {end}{"\n"}{end}' || true
+  kc -n "$1" get pods -l app=warm-target \
+    -o jsonpath='{range .items[*]}     pod {.metadata.name}: {range .status.conditions[?(@.type=="danki.dev/warmed")]}{.status} {.reason} {.message}{end}{"\n"}{end}' || true
+  kc -n "$1" get events --field-selector type=Warning -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers \
+    | sed 's/^/     event /' | tail -5 || true
+}
+
 leftovers() { # RELEASE: every object labelled with the release, cluster-wide
   local kinds
   kinds=$(kc api-resources --verbs=list -o name | grep -vE '^(events|events\.events\.k8s\.io)$' | paste -sd, -)
@@ -245,8 +254,9 @@ run_suite() {
 
   # 3. the operator works with only these rules
   warm_target "$app"
-  check "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)" \
-    wait_for "$TIMEOUT" "a warmed pod" pod_warmed "$app"
+  if wait_for "$TIMEOUT" "a warmed pod" pod_warmed "$app"; then
+    pass "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)"
+  else fail "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)"; warm_diagnosis "$app"; fi
   check "$short: a WarmupRun records it" bash -c "[[ -n \$('$KUBECTL' -n '$app' get warmupruns -o name) ]]"
 
   # 4. upgrades: a second namespace, back again, then cluster-wide with no replicas
