@@ -71,13 +71,15 @@ print(json.dumps(runs[0] if runs else None))' "$pod")"
   remove_bench "$ns" "$dep"
 }
 
-# measure_k6_startup IP: from exec of k6 to its first request, against a warm pod, 5 times.
+# measure_k6_startup IP: from exec of k6 to its first request, and from its last answer to its
+# exit, with one request against a warm pod, 5 times.
 measure_k6_startup() {
   local ip=$1 i t0
   for ((i = 1; i <= 5; i++)); do
     t0=$EPOCHREALTIME
     k6_run "k6-startup-$i" "$BENCH_DIR/fixed-warmup.js" BASE_URL="http://$ip:8080" COUNT=1 PATHS="GET /healthz"
-    record section=k6_startup t_exec="$t0" first="$("${MEASURE[@]}" latency "$OUT/k6/k6-startup-$i.csv")"
+    record section=k6_startup t_exec="$t0" t_exit="$EPOCHREALTIME" \
+      first="$("${MEASURE[@]}" latency "$OUT/k6/k6-startup-$i.csv")"
   done
 }
 

@@ -11,7 +11,7 @@
 #   cache    operator RSS and CPU with BENCH_FAKE_PODS opted-in pods in its informer cache
 #
 # Env: BENCH_SECTIONS ("quality scale cache"), BENCH_STRATEGIES ("none fixed3 fixed100 danki"),
-#      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 4 8"), BENCH_FAKE_PODS (1000),
+#      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 8": below and above the default 4), BENCH_FAKE_PODS (1000),
 #      FULL_WARM (2000 requests) at FULL_WARM_RATE (200/s) to reach the fully warm state,
 #      CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
@@ -26,7 +26,7 @@ source "$BENCH_DIR/scale.sh"
 BENCH_SECTIONS=${BENCH_SECTIONS:-quality scale cache}
 BENCH_STRATEGIES=${BENCH_STRATEGIES:-none fixed3 fixed100 danki}
 BENCH_SCALE_N=${BENCH_SCALE_N:-4 8 16}
-BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-2 4 8}
+BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-2 8}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
 FULL_WARM=${FULL_WARM:-2000} FULL_WARM_RATE=${FULL_WARM_RATE:-200}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
@@ -38,6 +38,12 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   jobs -p | xargs -r kill 2>/dev/null || true
+  if ((rc != 0)) && [[ -s $RECORDS ]]; then
+    warn "the bench stopped early (exit $rc): writing what it measured so far to $RESULTS"
+    { "$PY" "$BENCH_DIR/results.py" "$RECORDS"
+      printf '\n**Incomplete run:** the bench stopped early (exit %s); sections missing above were not measured.\n' "$rc"
+    } >"$RESULTS" || true
+  fi
   if [[ ${KEEP:-0} != 1 ]] && cluster_running; then
     $K delete namespace danki-bench danki-bench-cache --ignore-not-found --wait=true --timeout=120s >/dev/null 2>&1 || true
     $K delete node bench-fake-node --ignore-not-found >/dev/null 2>&1 || true
