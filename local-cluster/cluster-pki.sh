@@ -26,6 +26,8 @@ cert() {
 # kubeconfig name: $CLUSTER_DIR/name.kubeconfig with the client cert embedded
 kubeconfig() {
   local f=$CLUSTER_DIR/$1.kubeconfig
+  # Reused when it already points at this instance's API server (kubectl calls cost time on busy machines).
+  [[ $f -nt $PKI/$1.crt ]] && grep -q "server: $API_URL\$" "$f" 2>/dev/null && return
   "$KUBECTL" config set-cluster local --server="$API_URL" --certificate-authority="$PKI/ca.crt" \
     --embed-certs --kubeconfig="$f" >/dev/null
   "$KUBECTL" config set-credentials "$1" --client-certificate="$PKI/$1.crt" \

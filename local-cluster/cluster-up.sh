@@ -39,6 +39,7 @@ for p in $ETCD_CLIENT_PORT $ETCD_PEER_PORT $ETCD_METRICS_PORT $API_PORT $KCM_POR
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
 mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
+rm -f "$PIDS_DIR"/*.pid # stale, from a run that ended without cluster-down (none of them is running)
 
 # ---- certificates and kubeconfigs (made once per CLUSTER_DIR, then reused) --------
 source "$LC_HOME/cluster-pki.sh"
@@ -55,9 +56,11 @@ ip link set "$BRIDGE" up
 # ---- processes ---------------------------------------------------------------------
 start() { # name cmd...   detached from this shell, so it outlives make
   local n=$1; shift
-  setsid "$@" >"$LOGS/$n.log" 2>&1 </dev/null &
-  echo $! >"$PIDS_DIR/$n.pid"
-  log "started $n (pid $!)"
+  # The process writes its own PID: with job control on, setsid forks and $! would be its parent.
+  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/$n.pid" "$@" >"$LOGS/$n.log" 2>&1 </dev/null &
+  local k
+  for ((k = 0; k < 50; k++)); do [[ -s $PIDS_DIR/$n.pid ]] && break; sleep 0.02; done
+  log "started $n (pid $(pid_of "$n"))"
 }
 fail() { # tell which component failed, show its log, stop what was started
   echo "cluster-up: $*" >&2
@@ -104,8 +107,16 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --authorization-mode=Node,RBAC --allow-privileged=true
-wait_for "kube-apiserver ready" 120 http_ok "$API_URL/readyz" "${CURL_ADMIN[@]}"
 
+# The agent starts now and waits for the API server itself, so its JVM start-up overlaps the API
+# server's. Small heap and C1 only: it is mostly idle and should not compete with its pods.
+# It runs from a copy: a rebuild of the jar under a running JVM breaks its class loading.
+cp "$AGENT_JAR" "$CLUSTER_DIR/node-agent.jar"
+start node-agent java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx256m -jar "$CLUSTER_DIR/node-agent.jar" \
+  --kubeconfig="$KUBECONFIG_PATH" --node-name="$NODE_NAME" --instance="$I" \
+  --bridge="$BRIDGE" --bridge-ip="$BRIDGE_IP" --pod-cidr="$POD_CIDR" --api-port="$API_PORT" \
+  --ca-file="$PKI/ca.crt" --repo="$REPO" --catalog="$LC_HOME/images.yaml" --state-dir="$CLUSTER_DIR/agent"
+wait_for "kube-apiserver ready" 120 http_ok "$API_URL/readyz" "${CURL_ADMIN[@]}"
 start kube-controller-manager "$BIN/kube-controller-manager" \
   --kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
   --authentication-kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
@@ -119,11 +130,6 @@ start kube-scheduler "$BIN/kube-scheduler" \
   --authentication-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --authorization-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --leader-elect=false
-# Small heap and C1 only: the agent is mostly idle and should not compete with the pods it runs.
-start node-agent java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx256m -jar "$AGENT_JAR" \
-  --kubeconfig="$KUBECONFIG_PATH" --node-name="$NODE_NAME" --instance="$I" \
-  --bridge="$BRIDGE" --bridge-ip="$BRIDGE_IP" --pod-cidr="$POD_CIDR" --api-port="$API_PORT" \
-  --ca-file="$PKI/ca.crt" --repo="$REPO" --catalog="$LC_HOME/images.yaml" --state-dir="$CLUSTER_DIR/agent"
 wait_for "kube-controller-manager healthy" 60 http_ok "https://127.0.0.1:$KCM_PORT/healthz" -k
 wait_for "kube-scheduler healthy" 60 http_ok "https://127.0.0.1:$SCHEDULER_PORT/healthz" -k
 wait_for "node $NODE_NAME Ready" 90 node_ready

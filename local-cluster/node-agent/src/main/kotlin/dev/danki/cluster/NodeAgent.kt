@@ -61,7 +61,7 @@ class NodeAgent(
         log.infoWith("orphans removed", "count" to orphans, "netnsPrefix" to config.netnsPrefix)
         val registration = NodeRegistration(client, config)
         val lease = NodeLease(client, config)
-        registration.register()
+        untilApiServerAnswers { registration.register() }
         lease.renew()
         val renewal = Duration.ofSeconds(NodeLease.RENEW_SECONDS)
         scope.launch { every(renewal, "node lease renewal failed") { lease.renew() } }
@@ -86,6 +86,23 @@ class NodeAgent(
         log.infoWith("node agent stopped", "leftoversRemoved" to orphans)
     }
 
+    /**
+     * cluster-up starts the agent together with the API server, so the JVM warms up meanwhile;
+     * the first request waits for the API server, bounded by [API_WAIT].
+     */
+    private fun untilApiServerAnswers(action: () -> Unit) {
+        val deadline = System.nanoTime() + API_WAIT.toNanos()
+        while (true) {
+            try {
+                return action()
+            } catch (e: KubernetesClientException) {
+                if (System.nanoTime() > deadline) throw e
+                log.infoWith("waiting for the api server", "code" to e.code, "detail" to e.message?.take(DETAIL_LENGTH))
+                Thread.sleep(API_RETRY.toMillis())
+            }
+        }
+    }
+
     private suspend fun every(
         period: Duration,
         failure: String,
@@ -105,5 +122,8 @@ class NodeAgent(
         val STATUS_HEARTBEAT: Duration = Duration.ofSeconds(60)
         val INFORMER_RESYNC: Duration = Duration.ofMinutes(5)
         const val STOP_MARGIN_SECONDS = 10L
+        val API_WAIT: Duration = Duration.ofSeconds(120)
+        val API_RETRY: Duration = Duration.ofMillis(500)
+        const val DETAIL_LENGTH = 120
     }
 }

@@ -91,8 +91,7 @@ class PodSupervisor(
         coroutineScope {
             workers.values.forEach { worker ->
                 launch {
-                    val grace = graceOf(null).coerceAtMost(maxGrace)
-                    worker.stop(grace)
+                    worker.stop(graceOf(worker.pod).coerceAtMost(maxGrace), agentStopping = true)
                 }
             }
         }

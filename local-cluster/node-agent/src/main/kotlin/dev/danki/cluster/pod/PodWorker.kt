@@ -43,6 +43,12 @@ class PodWorker(
     private var lastSent: String? = null
     private var tokenRefreshAt: Instant = Instant.now()
 
+    /** Set when the agent itself stops: its pods stay as they are in the API, with no terminal status. */
+    @Volatile private var leaveStatusAlone = false
+
+    /** The latest version of the pod seen by the informer. */
+    val pod: Pod get() = latest
+
     val namespace: String get() = latest.metadata.namespace
     val name: String get() = latest.metadata.name
 
@@ -124,7 +130,7 @@ class PodWorker(
 
     private fun writeStatus(ready: PodContext) {
         val pod = latest
-        if (pod.metadata.deletionTimestamp != null) return
+        if (pod.metadata.deletionTimestamp != null || leaveStatusAlone) return
         val snapshots = runners.map { it.snapshot() }
         val patch = PodStatusPatch.build(pod, snapshots, ready.ip, services.config.bridgeIp, startTime, Instant.now())
         val json = patch.toJson()
@@ -148,7 +154,11 @@ class PodWorker(
      * The kubelet's teardown: SIGTERM every container, wait up to [grace], SIGKILL what is left
      * (everything in the pod's network namespace), remove the namespace and veth, give the address back.
      */
-    suspend fun stop(grace: Duration) {
+    suspend fun stop(
+        grace: Duration,
+        agentStopping: Boolean = false,
+    ) {
+        leaveStatusAlone = agentStopping
         log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
         coroutineScope { runners.forEach { launch { it.stop(grace) } } }
         job?.cancelAndJoin()
