@@ -289,9 +289,25 @@ done
 "${K[@]}" create namespace $NS >/dev/null
 until_true 30 "${K[@]}" -n $NS get serviceaccount default >/dev/null 2>&1
 "${K[@]}" -n $NS create deployment left --image=danki/http-status:dev --replicas=2 >/dev/null
-left_running() { [[ $(instance_pod_processes) -ge 2 ]]; }
+left_running() { [[ $(instance_pod_processes left-) -ge 2 ]]; }
 until_true 30 left_running
 note "with 2 pods running: $(pod_processes) pod processes, $(netns_of_instance) netns, $(veths_of_instance) veths"
+
+# ---- 4. a crashed agent, started again, removes its orphans and runs its pods again ------------
+pod_ips() { "${K[@]}" -n $NS get pods -l app=left -o jsonpath='{range .items[*]}{.status.podIP}{"\n"}{end}' | sort; }
+ips_before=$(pod_ips)
+mapfile -t old_pids < <(for ns in $(ip netns list | awk '{print $1}' | grep "^danki$I-"); do ip netns pids "$ns"; done)
+agent_pid=$(pid_of node-agent)
+mapfile -d '' agent_argv <"/proc/$agent_pid/cmdline"
+kill -KILL "$agent_pid"
+until_true 10 bash -c "! kill -0 $agent_pid 2>/dev/null"
+(cd "$REPO" && setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/node-agent.pid" "${agent_argv[@]}" \
+  >>"$LOGS/node-agent.log" 2>&1 </dev/null &)
+old_gone() { local p; for p in "${old_pids[@]}"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
+check "4. after an agent crash (SIGKILL) and restart, the orphaned processes (${#old_pids[@]}) are gone" until_true 60 old_gone
+check "4. and its pods run again" until_true 60 left_running
+check "4. with the same pod IPs ($(tr '\n' ' ' <<<"$ips_before"))" test "$(pod_ips)" == "$ips_before"
+check "4. with one netns each ($(netns_of_instance))" test "$(netns_of_instance)" == 2
 t=$(now_ms)
 "$LC_HOME/cluster-down.sh" >/dev/null 2>&1
 note "cluster-down with 2 pods: $(secs $(($(now_ms) - t))) s"
