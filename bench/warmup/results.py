@@ -118,13 +118,13 @@ def cache(r):
     rows = [["RSS (MiB)", f"{idle['rss_mib']:.0f}", f"{full['rss_mib']:.0f}",
              f"{(full['rss_mib'] - idle['rss_mib']) * 1024 / n:.1f} KiB"],
             ["CPU while idle (% of one core)", f"{idle['cpu_per_s'] * 100:.1f}", f"{full['cpu_per_s'] * 100:.1f}", "-"],
-            ["JVM heap used (MiB)", "-" if heap0 is None else f"{heap0:.0f}", "-" if heap1 is None else f"{heap1:.0f}",
+            ["JVM old generation used (MiB)", "-" if heap0 is None else f"{heap0:.0f}", "-" if heap1 is None else f"{heap1:.0f}",
              "-" if heap0 is None or heap1 is None else f"{(heap1 - heap0) * 1024 / n:.1f} KiB"]]
     text = table(["operator", "no fake pods", f"{n} opted-in pods cached", "per cached pod"], rows)
     text += (f"\n\nIngesting the {n} pods (creation plus status writes, 20 s settle) cost the operator "
              f"{ingest:.2f} CPU s ({ingest * 1000 / n:.2f} ms per pod). WarmupRuns created for them: "
              f"{r.get('warmupruns_created', '-')} (expected 0: they are already warmed). RSS and heap are single "
-             "samples of a JVM whose heap grows and shrinks with GC, so the per-pod figure is rough.")
+             "samples of a JVM whose memory grows and shrinks with GC, so the per-pod figures are rough.")
     return text
 
 
