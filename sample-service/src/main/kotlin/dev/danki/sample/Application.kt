@@ -31,7 +31,12 @@ fun Application.module(deps: ServiceDependencies) {
     install(StatusPages) {
         exception<BadRequestException> { call, cause ->
             // the causes say which field of a malformed JSON body was wrong
-            val detail = generateSequence<Throwable>(cause) { it.cause }.take(MAX_CAUSES).mapNotNull { it.message }.distinct().toList()
+            val detail =
+                generateSequence<Throwable>(cause) { it.cause }
+                    .take(MAX_CAUSES)
+                    .mapNotNull { it.message }
+                    .distinct()
+                    .toList()
             call.respond(HttpStatusCode.BadRequest, ValidationErrors(detail))
         }
         exception<Throwable> { call, cause ->
@@ -41,7 +46,8 @@ fun Application.module(deps: ServiceDependencies) {
                 .addKeyValue("path", call.request.local.uri)
                 .setCause(cause)
                 .log("request failed")
-            call.respond(HttpStatusCode.InternalServerError, ValidationErrors(listOf("internal error: ${cause.javaClass.simpleName}")))
+            val body = ValidationErrors(listOf("internal error: ${cause.javaClass.simpleName}"))
+            call.respond(HttpStatusCode.InternalServerError, body)
         }
     }
     routing {

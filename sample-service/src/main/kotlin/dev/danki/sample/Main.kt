@@ -33,7 +33,8 @@ fun main() {
     val metrics = ServiceMetrics()
     val deps =
         runCatching { ServiceDependencies.create(config, metrics) }.getOrElse { problem ->
-            System.err.println("sample-service: cannot open database ${config.database.redactedUrl}: ${problem.message}")
+            val url = config.database.redactedUrl
+            System.err.println("sample-service: cannot open database $url: ${problem.message}")
             exitProcess(EXIT_NO_DATABASE)
         }
     val server = embeddedServer(Netty, configure = { applyConfig(config) }) { module(deps) }

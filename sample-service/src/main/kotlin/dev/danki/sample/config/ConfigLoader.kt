@@ -6,7 +6,10 @@ package dev.danki.sample.config
  */
 object ConfigLoader {
     /** A YAML key under `danki.sample` and the environment variable that overrides it. */
-    enum class Setting(val key: String, val envVar: String) {
+    enum class Setting(
+        val key: String,
+        val envVar: String,
+    ) {
         HOST("host", "HOST"),
         PORT("port", "PORT"),
         CALL_GROUP_SIZE("netty.callGroupSize", "CALL_GROUP_SIZE"),
@@ -28,7 +31,10 @@ object ConfigLoader {
      * [yaml] holds the file's values by [Setting.key]; [env] is the process environment.
      * Returns the config, or a [ConfigException] listing every bad setting.
      */
-    fun load(yaml: Map<String, String>, env: Map<String, String>): Result<ServiceConfig> {
+    fun load(
+        yaml: Map<String, String>,
+        env: Map<String, String>,
+    ): Result<ServiceConfig> {
         val errors = mutableListOf<String>()
         val reader = SettingReader(yaml, env, errors)
         val defaults = ServiceConfig()

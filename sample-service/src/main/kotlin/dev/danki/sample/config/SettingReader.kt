@@ -60,7 +60,8 @@ internal class SettingReader(
     /** `postgresql://user:pw@host:5432/db?x=y` becomes `jdbc:postgresql://host:5432/db?x=y&user=user&password=pw`. */
     private fun libpqToJdbc(url: String): String? {
         val match = LIBPQ_URL.matchEntire(url) ?: return null
-        val (user, password, hostAndPath, query) = match.destructured
+        val (user, password, hostAndPath) = match.destructured
+        val query = match.groupValues[QUERY_GROUP]
         val params =
             buildList {
                 if (query.isNotEmpty()) add(query)
@@ -72,6 +73,7 @@ internal class SettingReader(
     }
 
     private companion object {
+        const val QUERY_GROUP = 4
         val LIBPQ_URL = Regex("""postgres(?:ql)?://(?:([^:@/]*)(?::([^@/]*))?@)?([^?]+)(?:\?(.*))?""")
     }
 }

@@ -1,5 +1,6 @@
 package dev.danki.sample.db
 
+import org.jdbi.v3.core.Handle
 import java.time.OffsetDateTime
 
 /** A scored answer sheet as stored. */
@@ -23,42 +24,59 @@ class SubmissionStore(
     ): Long =
         database.jdbi.open().use { handle ->
             handle.begin()
+            var committed = false
             try {
-                val id =
-                    handle
-                        .createUpdate(
-                            """
-                            INSERT INTO exam_submission (exam_id, candidate_id, score, max_score, receipt, submitted_at)
-                            VALUES (:examId, :candidateId, :score, :maxScore, :receipt, :submittedAt)
-                            """.trimIndent(),
-                        ).bind("examId", submission.examId)
-                        .bind("candidateId", submission.candidateId)
-                        .bind("score", submission.score)
-                        .bind("maxScore", submission.maxScore)
-                        .bind("receipt", submission.receipt)
-                        .bind("submittedAt", OffsetDateTime.now())
-                        .executeAndReturnGeneratedKeys("id")
-                        .mapTo(Long::class.java)
-                        .one()
-                val batch =
-                    handle.prepareBatch(
-                        "INSERT INTO exam_answer (submission_id, question_id, points) VALUES (:id, :questionId, :points)",
-                    )
-                submission.pointsByQuestion.forEach { (questionId, points) ->
-                    batch
-                        .bind("id", id)
-                        .bind("questionId", questionId)
-                        .bind("points", points)
-                        .add()
+                val id = insertSubmission(handle, submission)
+                insertAnswers(handle, id, submission.pointsByQuestion)
+                if (!rollback) {
+                    handle.commit()
+                    committed = true
                 }
-                batch.execute()
-                if (rollback) handle.rollback() else handle.commit()
                 id
-            } catch (e: Exception) {
-                handle.rollback()
-                throw e
+            } finally {
+                // warm-up writes, and any write that failed half-way, leave nothing behind
+                if (!committed) handle.rollback()
             }
         }
+
+    private fun insertSubmission(
+        handle: Handle,
+        submission: StoredSubmission,
+    ): Long =
+        handle
+            .createUpdate(
+                """
+                INSERT INTO exam_submission (exam_id, candidate_id, score, max_score, receipt, submitted_at)
+                VALUES (:examId, :candidateId, :score, :maxScore, :receipt, :submittedAt)
+                """.trimIndent(),
+            ).bind("examId", submission.examId)
+            .bind("candidateId", submission.candidateId)
+            .bind("score", submission.score)
+            .bind("maxScore", submission.maxScore)
+            .bind("receipt", submission.receipt)
+            .bind("submittedAt", OffsetDateTime.now())
+            .executeAndReturnGeneratedKeys("id")
+            .mapTo(Long::class.java)
+            .one()
+
+    private fun insertAnswers(
+        handle: Handle,
+        submissionId: Long,
+        pointsByQuestion: Map<Int, Double>,
+    ) {
+        val batch =
+            handle.prepareBatch(
+                "INSERT INTO exam_answer (submission_id, question_id, points) VALUES (:id, :questionId, :points)",
+            )
+        pointsByQuestion.forEach { (questionId, points) ->
+            batch
+                .bind("id", submissionId)
+                .bind("questionId", questionId)
+                .bind("points", points)
+                .add()
+        }
+        batch.execute()
+    }
 
     /** Submissions stored for [candidateId]: what the tests count. */
     fun countFor(candidateId: String): Int =

@@ -25,24 +25,48 @@ object ExamScorer {
         }
     }
 
-    /** The fraction of a question's points that [answer] earns. */
+    /** The fraction of a question's points that [answer] earns; an answer of the wrong kind earns none. */
     private fun share(
         correct: CorrectAnswer,
         answer: Answer,
     ): Double =
-        when {
-            correct is CorrectAnswer.Single && answer is SingleChoiceAnswer -> if (answer.choice == correct.choice) 1.0 else 0.0
-            correct is CorrectAnswer.Multiple && answer is MultipleChoiceAnswer -> {
-                val right = answer.choices.count { it in correct.choices }
-                val wrong = answer.choices.size - right
-                (right - wrong).toDouble() / correct.choices.size
+        when (correct) {
+            is CorrectAnswer.Single -> {
+                (answer as? SingleChoiceAnswer)?.let { allOrNothing(it.choice == correct.choice) }
             }
-            correct is CorrectAnswer.TrueFalse && answer is TrueFalseAnswer -> if (answer.value == correct.value) 1.0 else 0.0
-            correct is CorrectAnswer.Numeric && answer is NumericAnswer -> numericShare(correct, answer.value)
-            correct is CorrectAnswer.Text && answer is TextAnswer -> textShare(correct, answer.text)
-            correct is CorrectAnswer.Ordering && answer is OrderingAnswer -> orderedPairs(correct.order, answer.order)
-            else -> 0.0
-        }
+
+            is CorrectAnswer.Multiple -> {
+                (answer as? MultipleChoiceAnswer)?.let { multipleShare(correct, it) }
+            }
+
+            is CorrectAnswer.TrueFalse -> {
+                (answer as? TrueFalseAnswer)?.let { allOrNothing(it.value == correct.value) }
+            }
+
+            is CorrectAnswer.Numeric -> {
+                (answer as? NumericAnswer)?.let { numericShare(correct, it.value) }
+            }
+
+            is CorrectAnswer.Text -> {
+                (answer as? TextAnswer)?.let { textShare(correct, it.text) }
+            }
+
+            is CorrectAnswer.Ordering -> {
+                (answer as? OrderingAnswer)?.let { orderedPairs(correct.order, it.order) }
+            }
+        } ?: 0.0
+
+    private fun allOrNothing(right: Boolean) = if (right) 1.0 else 0.0
+
+    /** Right choices minus wrong ones, over the number of right ones. */
+    private fun multipleShare(
+        correct: CorrectAnswer.Multiple,
+        answer: MultipleChoiceAnswer,
+    ): Double {
+        val right = answer.choices.count { it in correct.choices }
+        val wrong = answer.choices.size - right
+        return (right - wrong).toDouble() / correct.choices.size
+    }
 
     private fun numericShare(
         correct: CorrectAnswer.Numeric,
@@ -71,7 +95,8 @@ object ExamScorer {
         key: List<Int>,
         answer: List<Int>,
     ): Double {
-        val position = IntArray(answer.size).also { positions -> answer.forEachIndexed { index, item -> positions[item] = index } }
+        val position = IntArray(answer.size)
+        answer.forEachIndexed { index, item -> position[item] = index }
         var agreeing = 0
         var pairs = 0
         for (i in key.indices) {

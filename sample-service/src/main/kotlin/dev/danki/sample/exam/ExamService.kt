@@ -42,7 +42,8 @@ class ExamService(
         val score = points.values.sum()
         val maxScore = graded.exam.questions.sumOf { it.points }
         val receipt = receipt(examId, sheet.candidateId, points)
-        val id = store.save(StoredSubmission(examId, sheet.candidateId, score, maxScore, receipt, points), rollback = warmup)
+        val stored = StoredSubmission(examId, sheet.candidateId, score, maxScore, receipt, points)
+        val id = store.save(stored, rollback = warmup)
         val percent = if (maxScore == 0.0) 0.0 else score * PERCENT / maxScore
         val questions = graded.exam.questions.map { QuestionScore(it.id, points.getValue(it.id), it.points) }
         return SubmissionOutcome.Scored(
@@ -66,7 +67,8 @@ class ExamService(
         candidateId: String,
         points: Map<Int, Double>,
     ): String {
-        val canonical = points.toSortedMap().entries.joinToString(",", "$examId|$candidateId|") { "${it.key}=${it.value}" }
+        val canonical =
+            points.toSortedMap().entries.joinToString(",", prefix = "$examId|$candidateId|") { "${it.key}=${it.value}" }
         val digest = MessageDigest.getInstance("SHA-256").digest(canonical.toByteArray())
         return digest.joinToString("") { "%02x".format(it) }
     }

@@ -11,18 +11,35 @@ internal class QuestionFactory(
         kind: QuestionKind,
     ): Pair<Question, CorrectAnswer> =
         when (kind) {
-            QuestionKind.SINGLE ->
+            QuestionKind.SINGLE -> {
                 SingleChoiceQuestion(id, prompt(id), 1.0, options()) to CorrectAnswer.Single(random.nextInt(OPTIONS))
-            QuestionKind.MULTIPLE -> multiple(id)
-            QuestionKind.TRUE_FALSE -> TrueFalseQuestion(id, prompt(id), 1.0) to CorrectAnswer.TrueFalse(random.nextBoolean())
-            QuestionKind.NUMERIC -> numeric(id)
-            QuestionKind.TEXT -> text(id)
-            QuestionKind.ORDERING -> ordering(id)
+            }
+
+            QuestionKind.MULTIPLE -> {
+                multiple(id)
+            }
+
+            QuestionKind.TRUE_FALSE -> {
+                TrueFalseQuestion(id, prompt(id), 1.0) to CorrectAnswer.TrueFalse(random.nextBoolean())
+            }
+
+            QuestionKind.NUMERIC -> {
+                numeric(id)
+            }
+
+            QuestionKind.TEXT -> {
+                text(id)
+            }
+
+            QuestionKind.ORDERING -> {
+                ordering(id)
+            }
         }
 
     private fun multiple(id: Int): Pair<Question, CorrectAnswer> {
-        val correct = (0 until OPTIONS).shuffled(random).take(2 + random.nextInt(2)).toSet()
-        val question = MultipleChoiceQuestion(id, prompt(id), 2.0, options(), minSelections = 1, maxSelections = OPTIONS)
+        val correct = (0 until OPTIONS).shuffled(random).take(MIN_CORRECT_CHOICES + random.nextInt(2)).toSet()
+        val question =
+            MultipleChoiceQuestion(id, prompt(id), 2.0, options(), minSelections = 1, maxSelections = OPTIONS)
         return question to CorrectAnswer.Multiple(correct)
     }
 
@@ -35,12 +52,12 @@ internal class QuestionFactory(
     private fun text(id: Int): Pair<Question, CorrectAnswer> {
         val keywords = List(KEYWORDS) { WORDS[random.nextInt(WORDS.size)] }.distinct()
         val models = List(MODEL_ANSWERS) { sentence(MODEL_ANSWER_WORDS) + " " + keywords.joinToString(" ") }
-        val question = TextQuestion(id, prompt(id), 3.0, minLength = TEXT_MIN, maxLength = TEXT_MAX)
+        val question = TextQuestion(id, prompt(id), TEXT_POINTS, minLength = TEXT_MIN, maxLength = TEXT_MAX)
         return question to CorrectAnswer.Text(models, keywords)
     }
 
     private fun ordering(id: Int): Pair<Question, CorrectAnswer> {
-        val items = List(ORDER_ITEMS) { sentence(3) }
+        val items = List(ORDER_ITEMS) { sentence(ITEM_WORDS) }
         val question = OrderingQuestion(id, prompt(id), 2.0, items)
         return question to CorrectAnswer.Ordering((0 until ORDER_ITEMS).shuffled(random))
     }
@@ -60,9 +77,12 @@ internal class QuestionFactory(
 
         /** Model answers of roughly 150 to 200 characters, like a short written answer. */
         const val MODEL_ANSWER_WORDS = 22
+        const val TEXT_POINTS = 3.0
         const val TEXT_MIN = 20
         const val TEXT_MAX = 2000
         const val ORDER_ITEMS = 6
+        const val ITEM_WORDS = 3
+        const val MIN_CORRECT_CHOICES = 2
         const val PROMPT_WORDS = 12
         const val OPTION_WORDS = 5
 

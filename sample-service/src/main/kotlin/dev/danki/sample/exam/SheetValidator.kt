@@ -30,24 +30,45 @@ object SheetValidator {
         question: Question,
         answer: Answer,
     ): List<String> =
-        when {
-            question is SingleChoiceQuestion && answer is SingleChoiceAnswer ->
-                listOfNotNull(outOfRange(answer.choice, question.options.size))
-            question is MultipleChoiceQuestion && answer is MultipleChoiceAnswer -> multipleProblems(question, answer)
-            question is TrueFalseQuestion && answer is TrueFalseAnswer -> emptyList()
-            question is NumericQuestion && answer is NumericAnswer ->
-                listOfNotNull(
-                    "value ${answer.value} not in ${question.min}..${question.max}"
-                        .takeUnless { answer.value.isFinite() && answer.value in question.min..question.max },
-                )
-            question is TextQuestion && answer is TextAnswer -> textProblems(question, answer)
-            question is OrderingQuestion && answer is OrderingAnswer ->
-                listOfNotNull(
-                    "order must list each of 0..${question.items.size - 1} once"
-                        .takeUnless { answer.order.sorted() == question.items.indices.toList() },
-                )
-            else -> listOf("answer type does not match the question")
-        }
+        when (question) {
+            is SingleChoiceQuestion -> {
+                (answer as? SingleChoiceAnswer)?.let { listOfNotNull(outOfRange(it.choice, question.options.size)) }
+            }
+
+            is MultipleChoiceQuestion -> {
+                (answer as? MultipleChoiceAnswer)?.let { multipleProblems(question, it) }
+            }
+
+            is TrueFalseQuestion -> {
+                (answer as? TrueFalseAnswer)?.let { emptyList() }
+            }
+
+            is NumericQuestion -> {
+                (answer as? NumericAnswer)?.let { listOfNotNull(numericProblem(question, it)) }
+            }
+
+            is TextQuestion -> {
+                (answer as? TextAnswer)?.let { textProblems(question, it) }
+            }
+
+            is OrderingQuestion -> {
+                (answer as? OrderingAnswer)?.let { listOfNotNull(orderingProblem(question, it)) }
+            }
+        } ?: listOf("answer type does not match the question")
+
+    private fun numericProblem(
+        question: NumericQuestion,
+        answer: NumericAnswer,
+    ): String? =
+        "value ${answer.value} not in ${question.min}..${question.max}"
+            .takeUnless { answer.value.isFinite() && answer.value in question.min..question.max }
+
+    private fun orderingProblem(
+        question: OrderingQuestion,
+        answer: OrderingAnswer,
+    ): String? =
+        "order must list each of 0..${question.items.size - 1} once"
+            .takeUnless { answer.order.sorted() == question.items.indices.toList() }
 
     private fun multipleProblems(
         question: MultipleChoiceQuestion,
@@ -56,7 +77,8 @@ object SheetValidator {
         val problems = answer.choices.mapNotNull { outOfRange(it, question.options.size) }.toMutableList()
         if (answer.choices.toSet().size != answer.choices.size) problems += "choices repeat"
         if (answer.choices.size !in question.minSelections..question.maxSelections) {
-            problems += "pick ${question.minSelections} to ${question.maxSelections} choices, not ${answer.choices.size}"
+            problems += "pick ${question.minSelections} to ${question.maxSelections} choices, " +
+                "not ${answer.choices.size}"
         }
         return problems
     }

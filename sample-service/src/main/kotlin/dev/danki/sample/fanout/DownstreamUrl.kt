@@ -19,13 +19,25 @@ object DownstreamUrl {
         val uri = runCatching { URI(raw) }.getOrNull()
         val host = uri?.host?.removePrefix("[")?.removeSuffix("]")
         return when {
-            uri == null || host == null -> Result.failure(IllegalArgumentException("downstream '$raw': not an absolute URL"))
-            uri.scheme != "http" -> Result.failure(IllegalArgumentException("downstream '$raw': only http:// is supported"))
-            !isAllowedHost(host) ->
+            uri == null || host == null -> {
+                Result.failure(IllegalArgumentException("downstream '$raw': not an absolute URL"))
+            }
+
+            uri.scheme != "http" -> {
+                Result.failure(IllegalArgumentException("downstream '$raw': only http:// is supported"))
+            }
+
+            !isAllowedHost(host) -> {
                 Result.failure(
-                    IllegalArgumentException("downstream '$raw': host must be loopback (127.0.0.0/8, ::1, localhost) or in 198.18.0.0/15"),
+                    IllegalArgumentException(
+                        "downstream '$raw': host must be loopback (127.0.0.0/8, ::1, localhost) or in 198.18.0.0/15",
+                    ),
                 )
-            else -> Result.success(uri)
+            }
+
+            else -> {
+                Result.success(uri)
+            }
         }
     }
 
@@ -33,9 +45,12 @@ object DownstreamUrl {
     fun isAllowedHost(host: String): Boolean {
         if (host.equals("localhost", ignoreCase = true)) return true
         val literal = IPV4_LITERAL.matches(host) || host.contains(':')
-        if (!literal) return false
-        val address = runCatching { InetAddress.getByName(host) }.getOrNull() ?: return false
-        if (address.isLoopbackAddress) return true
+        // getByName on a literal parses it without any lookup
+        val address = if (literal) runCatching { InetAddress.getByName(host) }.getOrNull() else null
+        return address != null && (address.isLoopbackAddress || isInPodRange(address))
+    }
+
+    private fun isInPodRange(address: InetAddress): Boolean {
         if (address !is Inet4Address) return false
         val octets = address.address.map { it.toInt() and OCTET_MASK }
         return octets[0] == POD_RANGE_FIRST_OCTET && octets[1] in POD_RANGE_SECOND_OCTETS

@@ -74,14 +74,18 @@ class FanOut(
         downstream: URI,
     ) {
         when (mode) {
-            FanOutMode.BLOCKING ->
+            FanOutMode.BLOCKING -> {
                 withContext(Dispatchers.IO) {
                     val connection = downstream.toURL().openConnection()
                     connection.connectTimeout = TIMEOUT_MS
                     connection.readTimeout = TIMEOUT_MS
                     connection.getInputStream().use { it.readAllBytes() }
                 }
-            FanOutMode.NONBLOCKING -> client.get(downstream.toString()).bodyAsText()
+            }
+
+            FanOutMode.NONBLOCKING -> {
+                client.get(downstream.toString()).bodyAsText()
+            }
         }
     }
 

@@ -11,12 +11,6 @@ import io.ktor.util.AttributeKey
 import org.slf4j.LoggerFactory
 import java.time.Duration
 
-/** Settings of [RequestMetrics]. */
-class RequestMetricsConfig {
-    /** Where to record; must be set. */
-    lateinit var metrics: ServiceMetrics
-}
-
 private val startedAt = AttributeKey<Long>("danki.startedAt")
 private val routeTemplate = AttributeKey<String>("danki.route")
 private val log = LoggerFactory.getLogger("dev.danki.sample.requests")

@@ -28,9 +28,17 @@ fun Route.examRoutes(exams: ExamService) {
         val warmup = call.isWarmup
         // scoring is CPU work, the write blocks on JDBC: both stay off the event loop
         when (val outcome = withContext(Dispatchers.IO) { exams.submit(examId, sheet, warmup) }) {
-            SubmissionOutcome.UnknownExam -> call.respond(HttpStatusCode.NotFound, notFound(call))
-            is SubmissionOutcome.Invalid -> call.respond(HttpStatusCode.UnprocessableEntity, ValidationErrors(outcome.problems))
-            is SubmissionOutcome.Scored -> call.respond(outcome.result)
+            SubmissionOutcome.UnknownExam -> {
+                call.respond(HttpStatusCode.NotFound, notFound(call))
+            }
+
+            is SubmissionOutcome.Invalid -> {
+                call.respond(HttpStatusCode.UnprocessableEntity, ValidationErrors(outcome.problems))
+            }
+
+            is SubmissionOutcome.Scored -> {
+                call.respond(outcome.result)
+            }
         }
     }
 }

@@ -30,7 +30,8 @@ fun Route.fanOutRoutes(
             FanOutMode.entries.firstOrNull { it.name.equals(modeName, ignoreCase = true) }
                 ?: throw BadRequestException("mode '$modeName': expected blocking or nonblocking")
         val downstreamRaw = call.request.queryParameters["downstream"] ?: "$selfBaseUrl/slow?ms=$DEFAULT_SLOW_MS"
-        val downstream = DownstreamUrl.parse(downstreamRaw).getOrElse { throw BadRequestException(it.message ?: "bad downstream") }
+        val downstream =
+            DownstreamUrl.parse(downstreamRaw).getOrElse { throw BadRequestException(it.message ?: "bad downstream") }
         call.respond(fanOut.run(n, mode, downstream))
     }
     get("/slow") {

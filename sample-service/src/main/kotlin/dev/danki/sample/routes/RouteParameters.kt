@@ -9,11 +9,8 @@ internal const val MAX_SLEEP_SECONDS = 120.0
 /** The `{seconds}` path parameter, 0..[MAX_SLEEP_SECONDS], or a 400 naming the bad value. */
 internal fun RoutingCall.sleepSeconds(): Double {
     val raw = parameters["seconds"]
-    val seconds = raw?.toDoubleOrNull()
-    if (seconds == null || !seconds.isFinite() || seconds < 0.0 || seconds > MAX_SLEEP_SECONDS) {
-        throw BadRequestException("seconds '$raw': expected a number from 0 to $MAX_SLEEP_SECONDS")
-    }
-    return seconds
+    return raw?.toDoubleOrNull()?.takeIf { it.isFinite() && it in 0.0..MAX_SLEEP_SECONDS }
+        ?: throw BadRequestException("seconds '$raw': expected a number from 0 to $MAX_SLEEP_SECONDS")
 }
 
 /** Query parameter [name] as a whole number in [range], [default] when absent, or a 400. */

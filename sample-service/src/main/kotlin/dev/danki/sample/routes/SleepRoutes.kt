@@ -8,20 +8,7 @@ import io.ktor.server.routing.get
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
-import kotlinx.serialization.Serializable
 import org.slf4j.LoggerFactory
-
-/** What a sleep route did and on which threads. */
-@Serializable
-data class SleepResult(
-    val route: String,
-    val seconds: Double,
-    /** The request thread the handler started on. */
-    val requestThread: String,
-    /** The thread that ran the query (the request thread itself for /sleep-sync). */
-    val queryThread: String,
-    val elapsedMs: Long,
-)
 
 private val log = LoggerFactory.getLogger("dev.danki.sample.routes.sleep")
 private const val NANOS_PER_MS = 1_000_000L

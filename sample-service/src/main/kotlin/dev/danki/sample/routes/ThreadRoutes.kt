@@ -25,8 +25,10 @@ fun Route.threadRoutes(
         val modeName = call.request.queryParameters["mode"] ?: RelayMode.EVENT_LOOP.label
         val mode =
             RelayMode.of(modeName)
-                ?: throw BadRequestException("mode '$modeName': expected ${RelayMode.entries.joinToString(" or ") { it.label }}")
+                ?: throw BadRequestException(
+                    "mode '$modeName': expected ${RelayMode.entries.joinToString(" or ") { it.label }}",
+                )
         val ms = call.intQuery("ms", 0..MAX_RELAY_MS, DEFAULT_RELAY_MS)
-        call.respondText(relay.relay(mode, ms.toLong()))
+        call.respondText(relay.forward(mode, ms.toLong()))
     }
 }

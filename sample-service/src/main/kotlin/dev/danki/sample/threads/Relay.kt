@@ -35,11 +35,18 @@ class Relay(
     private val selfBaseUrl: String,
 ) : AutoCloseable {
     private val executor =
-        ThreadPoolExecutor(0, MAX_THREADS, IDLE_SECONDS, TimeUnit.SECONDS, SynchronousQueue(), NamedThreads("per-request"))
+        ThreadPoolExecutor(
+            0,
+            MAX_THREADS,
+            IDLE_SECONDS,
+            TimeUnit.SECONDS,
+            SynchronousQueue(),
+            NamedThreads("per-request"),
+        )
     private val perRequest = executor.asCoroutineDispatcher()
 
     /** Waits for `/slow?ms=[ms]` and returns its body. */
-    suspend fun relay(
+    suspend fun forward(
         mode: RelayMode,
         ms: Long,
     ): String {
@@ -57,7 +64,11 @@ class Relay(
     ) : ThreadFactory {
         private val count = AtomicInteger()
 
-        override fun newThread(task: Runnable) = Thread(task, "$prefix-${count.incrementAndGet()}").apply { isDaemon = true }
+        override fun newThread(task: Runnable): Thread {
+            val thread = Thread(task, "$prefix-${count.incrementAndGet()}")
+            thread.isDaemon = true
+            return thread
+        }
     }
 
     private companion object {

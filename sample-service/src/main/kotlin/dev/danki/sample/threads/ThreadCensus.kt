@@ -49,7 +49,7 @@ class ThreadCensus {
     /** Highest live thread count since [resetPeak]. */
     fun peakSinceReset(): Int = threads.peakThreadCount
 
-    /** Thread names in one pool differ only in their numbers: `DefaultDispatcher-worker-12`, `eventLoopGroupProxy-4-2`. */
+    /** Threads of one pool differ only in their numbers: `DefaultDispatcher-worker-12`, `eventLoopGroupProxy-4-2`. */
     fun poolOf(threadName: String): String = threadName.replace(TRAILING_NUMBERS, "").ifEmpty { threadName }
 
     private companion object {

@@ -43,13 +43,23 @@ class ConfigLoaderTest {
 
     @Test
     fun `every bad setting is reported in one error`() {
-        val env = mapOf("PORT" to "80a", "CALL_GROUP_SIZE" to "-1", "DATABASE_URL" to "mysql://x", "DB_POOL_SIZE" to "0", "HOST" to " ")
+        val env =
+            mapOf(
+                "PORT" to "80a",
+                "CALL_GROUP_SIZE" to "-1",
+                "DATABASE_URL" to "mysql://x",
+                "DB_POOL_SIZE" to "0",
+                "HOST" to " ",
+            )
 
         val error = ConfigLoader.load(yaml, env).exceptionOrNull() as ConfigException
 
         assertEquals(5, error.problems.size, error.message)
-        listOf("env PORT='80a'", "env CALL_GROUP_SIZE='-1'", "env DATABASE_URL='mysql://x'", "env DB_POOL_SIZE='0'", "env HOST")
-            .forEach { expected -> assertTrue(error.problems.any { it.startsWith(expected) }, "missing $expected in ${error.message}") }
+        listOf("env PORT='80a'", "env CALL_GROUP_SIZE='-1'", "env DATABASE_URL='mysql://x'")
+            .plus(listOf("env DB_POOL_SIZE='0'", "env HOST"))
+            .forEach { expected ->
+                assertTrue(error.problems.any { it.startsWith(expected) }, "missing $expected in ${error.message}")
+            }
     }
 
     @Test
@@ -58,7 +68,8 @@ class ConfigLoaderTest {
 
         val config = ConfigLoader.load(yaml, env).getOrThrow()
 
-        assertEquals("jdbc:postgresql://127.0.0.1:5433/bench?sslmode=disable&user=danki&password=secret", config.database.url)
-        assertEquals("jdbc:postgresql://127.0.0.1:5433/bench?sslmode=disable&user=danki&password=***", config.database.redactedUrl)
+        val expected = "jdbc:postgresql://127.0.0.1:5433/bench?sslmode=disable&user=danki"
+        assertEquals("$expected&password=secret", config.database.url)
+        assertEquals("$expected&password=***", config.database.redactedUrl)
     }
 }

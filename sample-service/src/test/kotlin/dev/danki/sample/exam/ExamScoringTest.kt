@@ -10,7 +10,13 @@ class ExamScoringTest {
     @Test
     fun `an exam has fifty questions of every kind and is the same on every call`() {
         assertEquals(ExamCatalog.QUESTIONS_PER_EXAM, graded.exam.questions.size)
-        assertEquals(6, graded.exam.questions.map { it::class }.distinct().size)
+        assertEquals(
+            6,
+            graded.exam.questions
+                .map { it::class }
+                .distinct()
+                .size,
+        )
         assertEquals(graded.exam, ExamCatalog().find(7)!!.exam)
     }
 
@@ -38,9 +44,18 @@ class ExamScoringTest {
 
     @Test
     fun `validation lists every problem of a sheet`() {
-        val single = graded.exam.questions.filterIsInstance<SingleChoiceQuestion>().first()
-        val ordering = graded.exam.questions.filterIsInstance<OrderingQuestion>().first()
-        val text = graded.exam.questions.filterIsInstance<TextQuestion>().first()
+        val single =
+            graded.exam.questions
+                .filterIsInstance<SingleChoiceQuestion>()
+                .first()
+        val ordering =
+            graded.exam.questions
+                .filterIsInstance<OrderingQuestion>()
+                .first()
+        val text =
+            graded.exam.questions
+                .filterIsInstance<TextQuestion>()
+                .first()
         val sheet =
             AnswerSheet(
                 "x",

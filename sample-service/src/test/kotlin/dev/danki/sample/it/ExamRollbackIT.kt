@@ -52,7 +52,8 @@ class ExamRollbackIT {
         deps.database.jdbi.withHandle<Int, Exception> { handle ->
             handle
                 .createQuery(
-                    "SELECT COUNT(*) FROM exam_answer a JOIN exam_submission s ON s.id = a.submission_id WHERE s.candidate_id = :c",
+                    "SELECT COUNT(*) FROM exam_answer a JOIN exam_submission s ON s.id = a.submission_id " +
+                        "WHERE s.candidate_id = :c",
                 ).bind("c", candidate)
                 .mapTo(Int::class.java)
                 .one()

@@ -8,8 +8,14 @@ object PostgresUrl {
     fun require(): String {
         val raw = System.getenv("DATABASE_URL")
         check(!raw.isNullOrBlank()) { "DATABASE_URL is not set: run the *IT suites with `make test-it-sample`" }
-        val url = ConfigLoader.load(emptyMap(), mapOf("DATABASE_URL" to raw)).getOrThrow().database.url
-        check(url.startsWith("jdbc:postgresql:")) { "DATABASE_URL=$raw is not PostgreSQL: the *IT suites prove behaviour on real PostgreSQL" }
+        val url =
+            ConfigLoader
+                .load(emptyMap(), mapOf("DATABASE_URL" to raw))
+                .getOrThrow()
+                .database.url
+        check(
+            url.startsWith("jdbc:postgresql:"),
+        ) { "DATABASE_URL=$raw is not PostgreSQL: the *IT suites prove behaviour on real PostgreSQL" }
         return url
     }
 }

@@ -62,7 +62,8 @@ class ExamRoutesTest {
     fun `a warm-up submission is scored but leaves no row`() {
         val deps = TestServices.dependencies()
         TestServices.withService(deps) { client ->
-            val response = client.submit(ExamFixtures.perfectSheet(graded, "warm-up-1")) { header("X-Danki-Warmup", "1") }
+            val sheet = ExamFixtures.perfectSheet(graded, "warm-up-1")
+            val response = client.submit(sheet) { header("X-Danki-Warmup", "1") }
 
             assertEquals(HttpStatusCode.OK, response.status)
             assertTrue(TestServices.json(response.bodyAsText())["warmup"]!!.jsonPrimitive.boolean)

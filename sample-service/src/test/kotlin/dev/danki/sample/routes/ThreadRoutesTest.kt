@@ -22,7 +22,10 @@ class ThreadRoutesTest {
             val pools = snapshot["threadsByPool"]!!.jsonObject
 
             assertTrue(live > 0)
-            assertEquals(live.toLong() * snapshot["stackSizeBytes"]!!.jsonPrimitive.long, snapshot["reservedStackBytes"]!!.jsonPrimitive.long)
+            assertEquals(
+                live.toLong() * snapshot["stackSizeBytes"]!!.jsonPrimitive.long,
+                snapshot["reservedStackBytes"]!!.jsonPrimitive.long,
+            )
             assertTrue(pools.keys.any { it.startsWith("db:") }, "Hikari threads missing in $pools")
         }
 
