@@ -95,5 +95,7 @@ export function handleSummary(data) {
     getExam: pct('http_req_duration{name:GET /exams/{id}}'),
     postAnswers: pct('http_req_duration{name:POST /exams/{id}/answers}'),
     failedRequests: (metricValues(data, 'http_req_failed') || {}).passes ?? null,
+    // arrivals k6 could not start because every VU was still busy: a sign the service fell behind
+    droppedIterations: (metricValues(data, 'dropped_iterations') || {}).count ?? 0,
   });
 }
