@@ -194,8 +194,8 @@ def experiment5(out: Path) -> list:
         "PostgreSQL driver), the interpreter running the scoring loops before C1/C2 compile them, and the "
         "queue that builds while the first requests are slow, since arrivals keep coming at 20 rps. On 2 "
         "shared CPUs that queue snowballs: while the JIT compilers compete with 20 new flows a second for "
-        "the same cores, every flow in flight slows down, so our cold figures are far above the published ones "
-        "(which came from a larger machine); \"arrivals dropped\" counts flows k6 could not start because "
+        "the same cores, every flow in flight slows down, so our cold figures are far above the published ones; "
+        "\"arrivals dropped\" counts flows k6 could not start because "
         "all its VUs were still waiting. Once compiled, a flow costs a few milliseconds of CPU and the warm "
         "pass stays fast even on this loaded machine.",
         "",

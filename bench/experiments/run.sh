@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench-experiments: reproduce the five published experiments against sample-service on real
 # PostgreSQL, one fresh JVM per experiment, and write bench/results/experiments.md from this run.
-# Takes about 6 minutes. Env: K6 (k6 binary), KEEP=1 keeps the raw k6 summaries in .work/experiments.
+# Takes about 6 minutes. Env: K6 (k6 binary). The raw k6 summaries stay in .work/experiments.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/../../sample-service/scripts/service.sh"
