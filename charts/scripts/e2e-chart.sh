@@ -203,19 +203,21 @@ run_suite() {
   kc create namespace "$app" >/dev/null
   kc create namespace "$other" >/dev/null
 
-  # 0. a typo fails the install, naming the key, before anything reaches the cluster
-  local typo
-  if typo=$("$helm" install "$rel" "$CHART" -n "$ns" --set replicaCont=3 2>&1); then
-    fail "$short: helm install with a typo (replicaCont) must fail"; "$helm" uninstall "$rel" -n "$ns" >/dev/null 2>&1 || true
-  elif grep -q replicaCont <<<"$typo" && ! "$helm" status "$rel" -n "$ns" >/dev/null 2>&1; then
-    pass "$short: helm install with a typo fails, naming replicaCont, and installs nothing"
-  else fail "$short: helm install with a typo fails, naming replicaCont, and installs nothing: $typo"; fi
-
-  # 1. install, namespaced mode. The CRD may already be there (another suite, or an earlier run):
+  # The CRD may already be there (another suite, or an earlier run):
   # helm 4 applies crds/ server-side even then, which conflicts with another field manager, so
   # leave an existing CRD alone (chart-crd-check has shown the chart's copy is the generated one).
   local crd_flags=()
   if crd_exists; then crd_flags=(--skip-crds); echo "     (CRD warmupruns.danki.dev already present: installing with --skip-crds)"; fi
+
+  # 0. a typo fails the install, naming the key (helm 4 applies crds/ before it checks values)
+  local typo
+  if typo=$("$helm" install "$rel" "$CHART" -n "$ns" "${crd_flags[@]}" --set replicaCont=3 2>&1); then
+    fail "$short: helm install with a typo (replicaCont) must fail"; "$helm" uninstall "$rel" -n "$ns" >/dev/null 2>&1 || true
+  elif grep -q replicaCont <<<"$typo" && ! "$helm" status "$rel" -n "$ns" >/dev/null 2>&1; then
+    pass "$short: helm install with a typo fails, naming replicaCont, and installs no release"
+  else fail "$short: helm install with a typo fails, naming replicaCont, and installs no release: $typo"; fi
+
+  # 1. install, namespaced mode
   if "$helm" install "$rel" "$CHART" --create-namespace "${common[@]}" "${crd_flags[@]}" --set "watchNamespaces={$app}" >/dev/null; then
     pass "$short: helm install (watching $app)"
   else fail "$short: helm install (watching $app)"; kc -n "$ns" get pods -o wide || true; return; fi
