@@ -9,6 +9,7 @@ import dev.danki.cluster.status.PodStatusPatch
 import dev.danki.cluster.status.RunState
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClientException
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Job
 import kotlinx.coroutines.cancelAndJoin
@@ -69,13 +70,13 @@ class PodWorker(
             val ready = setUp() ?: return@coroutineScope
             context = ready
             runners = latest.spec.containers.map { ContainerRunner(ready, it) { syncRequests.trySend(Unit) } }
-            runners.forEach { runner -> launch { runner.run() } }
+            runners.forEach { runner -> launch { atBoundary("container runner failed") { runner.run() } } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
             syncRequests.trySend(Unit)
             while (true) {
                 // Also re-check now and then: a status someone else overwrote is written again.
                 withTimeoutOrNull(RESYNC.toMillis()) { syncRequests.receive() }
-                writeStatus(ready)
+                atBoundary("pod status write failed") { writeStatus(ready) }
             }
         }
 
@@ -171,6 +172,24 @@ class PodWorker(
     }
 
     private fun fields() = listOf("namespace" to namespace, "pod" to name)
+
+    /**
+     * Worker boundary: an unexpected error is logged and this one step ends, instead of silently
+     * killing the pod's coroutine and leaving its status stale. Cancellation passes through.
+     */
+    @Suppress("TooGenericExceptionCaught")
+    private suspend fun atBoundary(
+        what: String,
+        step: suspend () -> Unit,
+    ) {
+        try {
+            step()
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: RuntimeException) {
+            log.warnWith(what, fields(), error = e)
+        }
+    }
 
     private companion object {
         val RESYNC: Duration = Duration.ofSeconds(15)
