@@ -1,0 +1,138 @@
+package dev.danki.operator.it
+
+import dev.danki.operator.kube.Keys
+import io.fabric8.kubernetes.api.model.NamespaceBuilder
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.dsl.base.PatchContext
+import io.fabric8.kubernetes.client.dsl.base.PatchType
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+
+/** fabric8 builders for the objects a real cluster would make: no controller-manager or kubelet runs here. */
+object Fixtures {
+    fun namespace(
+        client: KubernetesClient,
+        name: String,
+    ) {
+        client
+            .namespaces()
+            .resource(
+                NamespaceBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .build(),
+            ).create()
+        // the ServiceAccount admission plugin wants it; the missing controller-manager would make it
+        client
+            .serviceAccounts()
+            .inNamespace(name)
+            .resource(
+                ServiceAccountBuilder()
+                    .withNewMetadata()
+                    .withName("default")
+                    .endMetadata()
+                    .build(),
+            ).create()
+    }
+
+    fun deployment(
+        namespace: String,
+        name: String,
+        annotations: Map<String, String>,
+        port: Int = 8080,
+        userGate: Boolean = false,
+    ): Deployment =
+        DeploymentBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(namespace)
+            .withAnnotations<String, String>(annotations)
+            .endMetadata()
+            .withNewSpec()
+            .withNewSelector()
+            .addToMatchLabels("app", name)
+            .endSelector()
+            .withNewTemplate()
+            .withNewMetadata()
+            .addToLabels("app", name)
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage("danki/sample-service:dev")
+            .addNewPort()
+            .withName("http")
+            .withContainerPort(port)
+            .endPort()
+            .endContainer()
+            .apply { if (userGate) addNewReadinessGate(Keys.GATE_CONDITION) }
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build()
+
+    /** A pod as the ReplicaSet `<deployment>-abc123` would create it, gated. */
+    fun gatedPod(
+        namespace: String,
+        deployment: String,
+        name: String,
+        port: Int,
+    ): Pod =
+        PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(namespace)
+            .addToLabels("app", deployment)
+            .addToLabels(Keys.POD_TEMPLATE_HASH, HASH)
+            .addNewOwnerReference()
+            .withApiVersion("apps/v1")
+            .withKind("ReplicaSet")
+            .withName("$deployment-$HASH")
+            .withUid("00000000-0000-0000-0000-000000000001")
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage("danki/sample-service:dev")
+            .addNewPort()
+            .withName("http")
+            .withContainerPort(port)
+            .endPort()
+            .endContainer()
+            .addNewReadinessGate(Keys.GATE_CONDITION)
+            .endSpec()
+            .build()
+
+    /** Writes what a kubelet would: running, ContainersReady True, a pod IP, a restart count. */
+    fun markReady(
+        client: KubernetesClient,
+        pod: Pod,
+        ip: String,
+        restarts: Int = 0,
+    ) {
+        val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
+        val body =
+            """
+            {"status":{"phase":"Running","podIP":"$ip","podIPs":[{"ip":"$ip"}],
+             "conditions":[{"type":"ContainersReady","status":"True","lastTransitionTime":"$now"}],
+             "containerStatuses":[{"name":"app","ready":true,"restartCount":$restarts,"image":"danki/sample-service:dev",
+               "imageID":"","state":{"running":{"startedAt":"$now"}}}]}}
+            """.trimIndent()
+        client
+            .pods()
+            .inNamespace(pod.metadata.namespace)
+            .withName(pod.metadata.name)
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body)
+    }
+
+    const val HASH = "abc123"
+}
