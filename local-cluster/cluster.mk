@@ -38,3 +38,10 @@ cluster-status: ## Show each local-cluster component (PID, RSS, health) and the 
 .PHONY: test-cluster
 test-cluster: tool-kube $(AGENT_JAR) ## Acceptance test of the local cluster, on its own instance ($(TEST_CLUSTER_INSTANCE)).
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_CLUSTER_INSTANCE) $(LOCAL_CLUSTER)/test/acceptance.sh
+
+# `make test-e2e` brings the default cluster up and runs e2e-suites; this check runs first.
+.PHONY: cluster-smoke
+cluster-smoke: ## Check that the running local cluster runs a pod (part of make test-e2e).
+	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/test/smoke.sh
+
+e2e-suites: cluster-smoke
