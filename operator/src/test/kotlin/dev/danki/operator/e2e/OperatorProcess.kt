@@ -1,0 +1,70 @@
+package dev.danki.operator.e2e
+
+import java.io.File
+import java.net.ServerSocket
+import java.util.concurrent.TimeUnit
+
+/** The operator as users run it: `java -jar operator-all.jar`, a separate process the test starts and kills. */
+class OperatorProcess(
+    val identity: String,
+    namespaces: List<String>,
+    leaseNamespace: String,
+    logDir: File,
+) {
+    private val repo = File(System.getenv("DANKI_REPO") ?: "..").canonicalFile
+    private val jar = System.getenv("DANKI_OPERATOR_JAR") ?: File(repo, "operator/target/operator-all.jar").path
+    private val script = File(repo, "k6-scripts/warmup.js").path
+    val port = ServerSocket(0).use { it.localPort }
+    val log = File(logDir, "$identity.log")
+    private val process: Process =
+        ProcessBuilder("java", "-jar", jar)
+            .redirectErrorStream(true)
+            .redirectOutput(log)
+            .apply {
+                environment().putAll(
+                    mapOf(
+                        "DANKI_WATCH_NAMESPACES" to namespaces.joinToString(","),
+                        "DANKI_LEADER_ELECTION" to "true",
+                        "DANKI_LEASE_NAME" to "danki-e2e",
+                        "DANKI_LEASE_NAMESPACE" to leaseNamespace,
+                        "POD_NAME" to identity,
+                        "DANKI_HTTP_PORT" to port.toString(),
+                        "DANKI_K6_BINARY" to (System.getenv("DANKI_K6_BINARY") ?: File(repo, "bin/k6").path),
+                        "DANKI_K6_SCRIPT" to (System.getenv("DANKI_K6_SCRIPT") ?: script),
+                        "DANKI_LOG_FORMAT" to "json",
+                    ),
+                )
+            }.start()
+
+    val pid: Long get() = process.pid()
+
+    fun isAlive() = process.isAlive
+
+    /** k6 processes this operator started and that still run. */
+    fun k6Children(): List<ProcessHandle> =
+        process
+            .descendants()
+            .filter {
+                it
+                    .info()
+                    .command()
+                    .orElse("")
+                    .endsWith("k6")
+            }.toList()
+
+    /** SIGKILL: no shutdown hook runs, as when a node dies. */
+    fun kill() {
+        process.destroyForcibly()
+        process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)
+    }
+
+    /** SIGTERM, then SIGKILL if it lingers. */
+    fun stop() {
+        process.destroy()
+        if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) kill()
+    }
+
+    private companion object {
+        const val WAIT_SECONDS = 15L
+    }
+}
