@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the variables are used by the scripts that source it
 # cluster-env.sh - settings of one local-cluster instance; sourced by the cluster-* scripts.
 #
 # Instance 0 is the shared default (API server on 6443, bridge danki0, pods in 198.18.0.0/24).

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # cluster-pki.sh - certificates and kubeconfigs of one cluster instance; sourced by cluster-up.sh
 # after cluster-env.sh. Made once per CLUSTER_DIR with openssl and reused by later runs.
 

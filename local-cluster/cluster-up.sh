@@ -35,7 +35,7 @@ for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/
 done
 [[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR (run: make local-cluster/node-agent/target/node-agent-all.jar)"
 for t in openssl curl ip java setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
-for p in $ETCD_CLIENT_PORT $ETCD_PEER_PORT $ETCD_METRICS_PORT $API_PORT $KCM_PORT $SCHEDULER_PORT; do
+for p in "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
 mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
@@ -57,6 +57,7 @@ ip link set "$BRIDGE" up
 start() { # name cmd...   detached from this shell, so it outlives make
   local n=$1; shift
   # The process writes its own PID: with job control on, setsid forks and $! would be its parent.
+  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
   setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/$n.pid" "$@" >"$LOGS/$n.log" 2>&1 </dev/null &
   local k
   for ((k = 0; k < 50; k++)); do [[ -s $PIDS_DIR/$n.pid ]] && break; sleep 0.02; done

@@ -15,6 +15,7 @@
 set -uo pipefail
 export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-9}
 ((CLUSTER_INSTANCE != 0)) || { echo "refusing to run on the shared default instance 0" >&2; exit 2; }
+# shellcheck disable=SC1091 # sourced relative to this script
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-env.sh"
 export CLUSTER_DIR KUBECONFIG=$KUBECONFIG_PATH
 K=("$KUBECTL" --request-timeout=10s)
@@ -48,6 +49,7 @@ cluster_processes() { pgrep -f -- "$CLUSTER_DIR/|--state-dir=$CLUSTER_DIR" | wc 
 # (and HOSTNAME=<pod name>); `instance_pod_processes web-` counts only pods named web-*
 instance_pod_processes() {
   local f n=0
+  # shellcheck disable=SC2013 # file names under /proc have no spaces
   for f in $(grep -lsxz "KUBERNETES_SERVICE_HOST=$BRIDGE_IP" /proc/[0-9]*/environ 2>/dev/null); do
     [[ -z ${1:-} ]] || grep -qsxz "HOSTNAME=$1.*" "$f" || continue
     n=$((n + 1))
@@ -301,6 +303,7 @@ agent_pid=$(pid_of node-agent)
 mapfile -d '' agent_argv <"/proc/$agent_pid/cmdline"
 kill -KILL "$agent_pid"
 until_true 10 bash -c "! kill -0 $agent_pid 2>/dev/null"
+# shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
 (cd "$REPO" && setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/node-agent.pid" "${agent_argv[@]}" \
   >>"$LOGS/node-agent.log" 2>&1 </dev/null &)
 old_gone() { local p; for p in "${old_pids[@]}"; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }

@@ -4,6 +4,7 @@
 # pod becomes Ready, answers curl on its pod IP, and is cleaned up. Every wait is bounded.
 # Prints `N passed, N failed` last; exits non-zero on failure.
 set -uo pipefail
+# shellcheck disable=SC1091 # sourced relative to this script
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-env.sh"
 K=("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=10s)
 NS=cluster-smoke
