@@ -95,7 +95,11 @@ deploy_bench() {
 remove_bench() {
   $K -n "$1" delete deploy "$2" --ignore-not-found --wait=true >/dev/null
   $K -n "$1" delete svc "$2" --ignore-not-found >/dev/null
-  wait_for 120 "pods of $2 to go" bash -c "[[ -z \$($K -n $1 get pods -l app=$2 -o name) ]]"
+  # The local node agent can be slow to finish deletions on a busy machine: force after 120 s.
+  if ! (wait_for 120 "pods of $2 to go" bash -c "[[ -z \$($K -n $1 get pods -l app=$2 -o name) ]]") 2>/dev/null; then
+    warn "pods of $2 still terminating after 120 s: deleting them with --force"
+    $K -n "$1" delete pods -l "app=$2" --force --grace-period=0 >/dev/null 2>&1 || true
+  fi
 }
 
 # k6_run NAME SCRIPT [ENV=VALUE...]: one k6 run with per-request CSV into $OUT/k6/NAME.csv.
