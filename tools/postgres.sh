@@ -7,7 +7,9 @@
 #
 # It listens on 127.0.0.1 only, on a free port, with its data under $PG_WORK_DIR
 # (default <repo>/.work/postgres, ignored by git). PostgreSQL refuses to run as root, so as root the
-# server runs as the `postgres` user (created by the Debian package) or a `danki-pg` system user.
+# server runs as the `postgres` user (created by the Debian package) or a `danki-pg` system user; when
+# that user cannot reach $PG_WORK_DIR (a clone under /root), the data goes to a mktemp dir in /tmp,
+# still removed by `down`.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,17 +75,24 @@ cmd_up() {
   port="$(free_port)"
   rm -rf "$WORK_DIR"
   mkdir -p "$WORK_DIR"
-  data="$WORK_DIR/data"
-  chown "$user" "$WORK_DIR"
-  chmod 700 "$WORK_DIR"
+  # the server's own directory: under WORK_DIR, unless the server user cannot reach it (a repo under /root)
+  local server_dir="$WORK_DIR/server"
+  mkdir -p "$server_dir"
+  chown "$user" "$server_dir"
+  chmod 700 "$server_dir"
+  if ! as_server_user "$user" test -w "$server_dir"; then
+    server_dir="$(mktemp -d /tmp/danki-postgres.XXXXXX)"
+    chown "$user" "$server_dir"
+  fi
+  data="$server_dir/data"
   as_server_user "$user" "$bin/initdb" -D "$data" -U "$DB_USER" -A trust -E UTF8 --no-sync >"$WORK_DIR/initdb.log" 2>&1 \
     || die "initdb failed, see $WORK_DIR/initdb.log"
+  printf 'PG_BIN=%q\nPG_USER=%q\nPG_PORT=%q\nPG_DATA=%q\nPG_SERVER_DIR=%q\n' "$bin" "$user" "$port" "$data" "$server_dir" >"$STATE"
   # loopback only; no fsync: the data is thrown away; enough connections for a 64-connection pool plus tests
-  as_server_user "$user" "$bin/pg_ctl" -D "$data" -l "$WORK_DIR/server.log" -w -t "$START_TIMEOUT_SECONDS" \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $WORK_DIR -c fsync=off -c synchronous_commit=off -c max_connections=200" \
-    start >/dev/null || die "server did not start, see $WORK_DIR/server.log"
+  as_server_user "$user" "$bin/pg_ctl" -D "$data" -l "$server_dir/server.log" -w -t "$START_TIMEOUT_SECONDS" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $server_dir -c fsync=off -c synchronous_commit=off -c max_connections=200" \
+    start >/dev/null || die "server did not start, see $server_dir/server.log"
   as_server_user "$user" "$bin/createdb" -h 127.0.0.1 -p "$port" -U "$DB_USER" "$DB_NAME"
-  printf 'PG_BIN=%q\nPG_USER=%q\nPG_PORT=%q\nPG_DATA=%q\n' "$bin" "$user" "$port" "$data" >"$STATE"
   echo "postgres.sh: PostgreSQL $("$bin/pg_ctl" --version | awk '{print $3}') on 127.0.0.1:$port, data in $data" >&2
 }
 
@@ -97,6 +106,8 @@ cmd_down() {
     # shellcheck disable=SC1090
     source "$STATE"
     as_server_user "$PG_USER" "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true
+    # a server directory outside WORK_DIR is one of ours from mktemp
+    [[ "${PG_SERVER_DIR:-}" == /tmp/danki-postgres.* ]] && rm -rf "$PG_SERVER_DIR"
   fi
   rm -rf "$WORK_DIR"
   echo "postgres.sh: stopped, $WORK_DIR removed" >&2
