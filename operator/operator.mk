@@ -47,13 +47,15 @@ test-it-operator: tool-kube ## Operator *IT against a real etcd + kube-apiserver
 	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) $(MVN) -Pit -pl operator test -Dktlint.skip -Ddetekt.skip
 
 e2e-suites: e2e-operator
+# The root Makefile exports KUBECONFIG for the default cluster; pass `KUBECONFIG=...` on the make command line for another.
 e2e-operator: $(OPERATOR_STAMP) tool-k6 ## Operator *E2E on the running local cluster with real k6 (KUBECONFIG).
+	@test -f "$$KUBECONFIG" || { echo "e2e-operator: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
 	DANKI_OPERATOR_JAR=$(OPERATOR_JAR) DANKI_K6_BINARY=$(K6) DANKI_K6_SCRIPT=$(REPO)/k6-scripts/warmup.js \
 	  $(MVN) -Pe2e -pl operator test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: e2e-operator-own-cluster
 e2e-operator-own-cluster: ## Operator *E2E on a private local-cluster instance (OPERATOR_E2E_INSTANCE, default 4), started and stopped here.
 	@$(MAKE) --no-print-directory cluster-up CLUSTER_INSTANCE=$(OPERATOR_E2E_INSTANCE)
-	@rc=0; KUBECONFIG=$(CLUSTER_DIR)/instance-$(OPERATOR_E2E_INSTANCE)/admin.kubeconfig \
-	  $(MAKE) --no-print-directory e2e-operator || rc=$$?; \
+	@rc=0; $(MAKE) --no-print-directory e2e-operator \
+	  KUBECONFIG=$(CLUSTER_DIR)/instance-$(OPERATOR_E2E_INSTANCE)/admin.kubeconfig || rc=$$?; \
 	  $(MAKE) --no-print-directory cluster-down CLUSTER_INSTANCE=$(OPERATOR_E2E_INSTANCE); exit $$rc
