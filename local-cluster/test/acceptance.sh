@@ -235,6 +235,11 @@ who=$(cat "$CLUSTER_DIR"/agent/pods/${NS}_whoami_*/kubectl.log 2>/dev/null)
 check "in-cluster: it is authenticated as its service account (got '$who')" test "$who" == "system:serviceaccount:$NS:default"
 restarted() { (($("${K[@]}" -n $NS get pod unhealthy -o jsonpath='{.status.containerStatuses[0].restartCount}') >= 1)); }
 check "probes: a failing liveness probe restarts the container" until_true 30 restarted
+event_reasons() { "${K[@]}" -n $NS get events --field-selector "involvedObject.name=$1" -o jsonpath='{range .items[*]}{.reason}{"\n"}{end}' | sort -u | tr '\n' ' '; }
+has_events() { local got; got=$(event_reasons "$1"); shift; local r; for r; do [[ " $got" == *" $r "* ]] || return 1; done; }
+check "events: the restarted pod has Started, Unhealthy and Killing events ($(event_reasons unhealthy))" \
+  until_true 10 has_events unhealthy Started Unhealthy Killing
+check "events: the missing image has a Failed event ($(event_reasons missing-image))" has_events missing-image Failed
 
 # ---- JVM pod start time (needs the sample-service jar; measured, not asserted) ----------------
 if [[ -f $REPO/sample-service/target/sample-service-all.jar ]]; then

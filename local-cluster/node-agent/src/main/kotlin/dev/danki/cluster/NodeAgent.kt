@@ -10,6 +10,7 @@ import dev.danki.cluster.node.NodeRegistration
 import dev.danki.cluster.pod.ApiConfigValues
 import dev.danki.cluster.pod.HostTools
 import dev.danki.cluster.pod.PodAddresses
+import dev.danki.cluster.pod.PodEvents
 import dev.danki.cluster.pod.PodServices
 import dev.danki.cluster.pod.PodStatusWriter
 import dev.danki.cluster.pod.PodSupervisor
@@ -55,6 +56,7 @@ class NodeAgent(
                 serviceAccounts = ServiceAccountFiles(client, config),
                 status = PodStatusWriter(client),
                 configValues = ApiConfigValues(client),
+                events = PodEvents(client, config.nodeName),
             ),
             scope,
         )

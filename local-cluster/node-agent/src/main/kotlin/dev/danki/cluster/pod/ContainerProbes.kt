@@ -67,7 +67,15 @@ class ContainerProbes(
                 continue
             }
             val outcome = runInterruptible(Dispatchers.IO) { check.run() }
-            if (tracker.record(outcome.success)) {
+            val changed = tracker.record(outcome.success)
+            // One event per turn to failing (the kubelet's recorder would aggregate the repeats).
+            val turnedBad = changed && !tracker.succeeding
+            val startupGaveUp = tracker.kind == ProbeKind.STARTUP && tracker.failed
+            if (turnedBad || startupGaveUp) {
+                val message = "${tracker.kind.label} probe failed: ${outcome.detail}"
+                context.events.warning(context.pod, container.name, "Unhealthy", message)
+            }
+            if (changed) {
                 log.infoWith(
                     "probe result changed",
                     "namespace" to context.namespace,
@@ -88,6 +96,9 @@ class ContainerProbes(
                     "probe" to tracker.kind.name.lowercase(),
                     "detail" to outcome.detail,
                 )
+                val kind = tracker.kind.label.lowercase()
+                val why = "Container ${container.name} failed $kind probe, will be restarted"
+                context.events.normal(context.pod, container.name, "Killing", why)
                 kill()
                 return
             }

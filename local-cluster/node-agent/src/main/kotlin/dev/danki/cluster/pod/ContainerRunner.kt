@@ -93,6 +93,9 @@ class ContainerRunner(
                     "CrashLoopBackOff",
                     "back-off ${backoff.seconds}s restarting failed container=${container.name} pod=${context.name}",
                 )
+            if (backoff > Duration.ZERO) {
+                context.events.warning(context.pod, container.name, "BackOff", "Back-off restarting failed container")
+            }
             onChange()
             delay(backoff.toMillis())
         }
@@ -105,6 +108,9 @@ class ContainerRunner(
                 stopping = true
                 process
             } ?: return
+        if (running.isAlive) {
+            context.events.normal(context.pod, container.name, "Killing", "Stopping container ${container.name}")
+        }
         ProcessTree.terminate(running, grace)
     }
 
@@ -142,6 +148,7 @@ class ContainerRunner(
         val next = RunState.Waiting(reason, message)
         if (state != next) {
             log.warnWith("container cannot start", fields() + listOf("reason" to reason, "detail" to message))
+            context.events.warning(context.pod, container.name, "Failed", "Error: $reason: $message")
             state = next
             onChange()
         }
@@ -174,6 +181,7 @@ class ContainerRunner(
             state = RunState.Running(Instant.now())
             val argv = spec.argv.joinToString(" ")
             log.infoWith("container started", fields() + listOf("pid" to started.pid(), "argv" to argv))
+            context.events.normal(context.pod, container.name, "Started", "Started container ${container.name}")
             onChange()
             return started
         }

@@ -109,7 +109,17 @@ class PodWorker(
                     Instant.now().plus(TOKEN_RETRY)
                 }
         }
-        return PodContext(pod, services.config, services.tools, handle.netns, ip, dir, saDir, services.configValues)
+        return PodContext(
+            pod = pod,
+            config = services.config,
+            tools = services.tools,
+            netns = handle.netns,
+            ip = ip,
+            dir = dir,
+            serviceAccountDir = saDir,
+            configValues = services.configValues,
+            events = services.events,
+        )
     }
 
     private suspend fun refreshToken(ready: PodContext) {

@@ -14,6 +14,10 @@ enum class ProbeKind(
 
     /** A container is presumed alive until its liveness probe fails. */
     LIVENESS(true),
+    ;
+
+    /** As the kubelet names it in events: Startup, Readiness, Liveness. */
+    val label: String get() = name.lowercase().replaceFirstChar { it.uppercase() }
 }
 
 /** A probe's timing and thresholds, with the kubelet's defaults for fields the pod leaves out. */
