@@ -81,7 +81,8 @@ class WarmupJob(
         val log = log.atInfo().addKeyValue("namespace", pod.metadata.namespace).addKeyValue("pod", pod.metadata.name)
         when (val outcome = result.outcome) {
             is K6Outcome.Completed -> {
-                val first = outcome.summary.firstRequestAtMillis
+                // to the first attempt: a retry after a not-yet-listening target is not reaction time
+                val first = result.firstRequestAtMillis
                 status.reactionMillis = (first - input.readySeenAt.toEpochMilli()).takeIf { first > 0 }
                 recorder.succeeded(ref, status, outcome.summary)
                 log

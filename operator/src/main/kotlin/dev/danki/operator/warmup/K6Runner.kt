@@ -50,7 +50,7 @@ class K6Runner(
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
         val builder =
-            ProcessBuilder(binary, "run", "--no-usage-report", "--quiet", "--no-color", script)
+            ProcessBuilder(DEATH_SIGNAL + listOf(binary, "run", "--no-usage-report", "--quiet", "--no-color", script))
                 .redirectErrorStream(true)
                 .redirectOutput(log)
         builder.environment().putAll(environment(request, summary))
@@ -86,6 +86,16 @@ class K6Runner(
     companion object {
         /** k6 is told to finish this much before the hard deadline, so its summary gets written. */
         val STOP_MARGIN: Duration = Duration.ofSeconds(3)
+
+        /**
+         * util-linux `setpriv --pdeathsig KILL` then execs k6: the kernel kills k6 when the operator
+         * dies, even by SIGKILL, so no k6 outlives its operator. Without setpriv, k6 still stops at its
+         * own time budget.
+         */
+        private val DEATH_SIGNAL: List<String> =
+            listOf("/usr/bin/setpriv", "/bin/setpriv")
+                .firstOrNull { File(it).canExecute() }
+                ?.let { listOf(it, "--pdeathsig", "KILL") } ?: emptyList()
         private const val MILLIS = 1_000.0
     }
 }

@@ -16,10 +16,11 @@ interface AttemptListener {
     )
 }
 
-/** The end of all attempts of one warm-up. */
+/** The end of all attempts of one warm-up; [firstRequestAtMillis] is the first attempt's first request (0: none). */
 data class AttemptsResult(
     val outcome: K6Outcome,
     val attempts: Int,
+    val firstRequestAtMillis: Long = 0,
 )
 
 /**
@@ -37,9 +38,10 @@ class WarmupAttempts(
         listener: AttemptListener,
     ): AttemptsResult {
         var attempt = 0
+        var first = 0L
         var last: K6Outcome.Failed? = null
         while (true) {
-            if (task.cancelled) return AttemptsResult(K6Outcome.Cancelled, attempt)
+            if (task.cancelled) return AttemptsResult(K6Outcome.Cancelled, attempt, first)
             attempt++
             // k6 first, bookkeeping after: the time to the first request is what users wait for
             val process = runner.start(request)
@@ -49,19 +51,27 @@ class WarmupAttempts(
             val outcome = process.await()
             task.process = null
             process.cleanUp()
+            if (first == 0L) first = firstRequestOf(outcome)
             when (outcome) {
-                is K6Outcome.Completed, K6Outcome.Cancelled -> return AttemptsResult(outcome, attempt)
+                is K6Outcome.Completed, K6Outcome.Cancelled -> return AttemptsResult(outcome, attempt, first)
                 is K6Outcome.Failed -> last = outcome
             }
             val delay = backoff.delay(attempt)
             val nextStart: Instant = clock.instant().plus(delay).plus(MIN_ATTEMPT)
             if (outcome.reason == TIMEOUT || nextStart.isAfter(request.deadline)) {
-                return AttemptsResult(giveUp(last, attempt), attempt)
+                return AttemptsResult(giveUp(last, attempt), attempt, first)
             }
             listener.attemptFailed(attempt, outcome, delay)
-            if (!task.pause(delay)) return AttemptsResult(K6Outcome.Cancelled, attempt)
+            if (!task.pause(delay)) return AttemptsResult(K6Outcome.Cancelled, attempt, first)
         }
     }
+
+    private fun firstRequestOf(outcome: K6Outcome): Long =
+        when (outcome) {
+            is K6Outcome.Completed -> outcome.summary.firstRequestAtMillis
+            is K6Outcome.Failed -> outcome.summary?.firstRequestAtMillis ?: 0L
+            K6Outcome.Cancelled -> 0L
+        }
 
     private fun giveUp(
         last: K6Outcome.Failed,

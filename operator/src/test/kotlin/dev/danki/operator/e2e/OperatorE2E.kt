@@ -1,5 +1,6 @@
 package dev.danki.operator.e2e
 
+import dev.danki.operator.gate.PodGate
 import dev.danki.operator.it.eventually
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
@@ -97,7 +98,7 @@ class OperatorE2E {
         name: String,
         replicas: Int,
         annotations: Map<String, String>,
-        image: String = "danki/sample-service:dev",
+        image: String = SAMPLE_IMAGE,
         env: Map<String, String> = emptyMap(),
     ): Deployment =
         DeploymentBuilder()
@@ -128,7 +129,18 @@ class OperatorE2E {
             .withValue(PORT.toString())
             .endEnv()
             .apply { env.forEach { (k, v) -> addNewEnv().withName(k).withValue(v).endEnv() } }
-            .endContainer()
+            .apply {
+                // as users deploy it: ContainersReady means the JVM listens (http-status answers 500 to probes too)
+                if (image == SAMPLE_IMAGE) {
+                    withNewReadinessProbe()
+                        .withNewHttpGet()
+                        .withPath("/readyz")
+                        .withNewPort(PORT)
+                        .endHttpGet()
+                        .withPeriodSeconds(1)
+                        .endReadinessProbe()
+                }
+            }.endContainer()
             .endSpec()
             .endTemplate()
             .endSpec()
@@ -160,6 +172,9 @@ class OperatorE2E {
             .list()
             .items
             .filter { it.metadata.deletionTimestamp == null }
+
+    /** Pods of the rollout danki gated; the pod from before opt-in has no gate and is not danki's. */
+    private fun gatedPods(app: String): List<Pod> = pods(app).filter { PodGate.hasGate(it) }
 
     private fun gateOf(pod: Pod) = pod.status?.conditions?.firstOrNull { it.type == Keys.GATE_CONDITION }
 
@@ -212,13 +227,14 @@ class OperatorE2E {
                     .items
             val ready = slices.flatMap { it.endpoints.orEmpty() }.filter { it.conditions?.ready == true }
             for (podName in ready.mapNotNull { it.targetRef?.name }) {
-                seenReady += podName
                 val pod =
                     client
                         .pods()
                         .inNamespace(ns)
                         .withName(podName)
-                        .get() ?: continue
+                        .get()
+                if (pod == null || !PodGate.hasGate(pod)) continue
+                seenReady += podName
                 val gate = gateOf(pod)
                 if (gate?.status != "True") violations += "$podName ready in EndpointSlice with gate ${gate?.status}"
             }
@@ -238,8 +254,9 @@ class OperatorE2E {
         EndpointWatch("exam").use { watch ->
             // opting in rolls the Deployment once; the new pod is warmed too
             eventually(Duration.ofMinutes(4)) {
-                val current = pods("exam")
+                val current = gatedPods("exam")
                 current shouldHaveSize 1
+                pods("exam") shouldHaveSize 1
                 gateOf(current.single())?.reason shouldBe Keys.GateReasons.WARMED_UP
             }
             client
@@ -249,8 +266,9 @@ class OperatorE2E {
                 .withName("exam")
                 .scale(4)
             eventually(Duration.ofMinutes(8)) {
-                val current = pods("exam")
+                val current = gatedPods("exam")
                 current shouldHaveSize 4
+                pods("exam") shouldHaveSize 4
                 current.forEach { gateOf(it)?.reason shouldBe Keys.GateReasons.WARMED_UP }
             }
             eventually(Duration.ofSeconds(30)) { watch.seenReady.size shouldBe 4 }
@@ -286,14 +304,15 @@ class OperatorE2E {
         orphans += first.k6Children()
         first.kill()
         println("E2E killed leader ${first.identity} mid-run; its k6 children: ${orphans.size}")
+        // k6 runs under setpriv --pdeathsig KILL: it dies with the operator, even on SIGKILL
+        eventually(Duration.ofSeconds(10)) { orphans.count { it.isAlive } shouldBe 0 }
         eventually(Duration.ofMinutes(8)) {
-            val current = pods("exam-kill")
+            val current = gatedPods("exam-kill")
             current shouldHaveSize 2
+            pods("exam-kill") shouldHaveSize 2
             current.forEach { gateOf(it)?.reason shouldBe Keys.GateReasons.WARMED_UP }
         }
         leader().identity shouldBe operators.single { it !== first }.identity
-        // the dead leader's k6 processes end on their own time budget
-        eventually(Duration.ofMinutes(5)) { orphans.count { it.isAlive } shouldBe 0 }
     }
 
     @Test
@@ -305,10 +324,11 @@ class OperatorE2E {
         val closed = failing + (Annotations.FAILURE_POLICY to "closed")
         client.resource(deployment("fail-closed", 1, closed, "danki/http-status:dev", http500)).create()
         eventually(Duration.ofMinutes(3)) {
-            val open = pods("fail-open").single()
+            val open = gatedPods("fail-open").single()
             gateOf(open)?.status shouldBe "True"
             gateOf(open)?.reason shouldBe Keys.GateReasons.WARMUP_FAILED_OPEN
-            val shut = pods("fail-closed").single()
+            // fail closed: the rollout stalls, the old ungated pod keeps serving, the new one stays out
+            val shut = gatedPods("fail-closed").single()
             gateOf(shut)?.status shouldBe "False"
             gateOf(shut)?.reason shouldBe Keys.GateReasons.WARMUP_FAILED
             shut.status.conditions
@@ -316,7 +336,7 @@ class OperatorE2E {
                 .status shouldBe "False"
         }
         for (app in listOf("fail-open", "fail-closed")) {
-            val pod = pods(app).single().metadata.name
+            val pod = gatedPods(app).single().metadata.name
             val run = runs().single { it.spec.podName == pod }
             run.status.phase shouldBe WarmupRun.PHASE_FAILED
             run.status.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
@@ -328,6 +348,7 @@ class OperatorE2E {
 
     private companion object {
         const val PORT = 8080
+        const val SAMPLE_IMAGE = "danki/sample-service:dev"
         const val POLL_MILLIS = 100L
         const val WATCH_MINUTES = 15L
     }

@@ -49,7 +49,7 @@ class OperatorProcess(
                     .info()
                     .command()
                     .orElse("")
-                    .endsWith("k6")
+                    .contains("k6")
             }.toList()
 
     /** SIGKILL: no shutdown hook runs, as when a node dies. */
