@@ -13,7 +13,8 @@
 # Env: BENCH_SECTIONS ("quality scale cache"), BENCH_STRATEGIES ("none fixed3 fixed100 danki"),
 #      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 8": below and above the default 4), BENCH_FAKE_PODS (1000),
 #      FULL_WARM (2000 requests) at FULL_WARM_RATE (200/s) to reach the fully warm state,
-#      CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
+#      BENCH_POLL=1 times warm-up requests from outside by polling each pod's /metrics (off: it warms
+#      the HTTP stack too), CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 : "${REPO:?set by the Makefile}"

@@ -67,7 +67,7 @@ print(json.dumps({"rss_mib": b["rss_mib"], "cpu_per_s": (b["cpu_s"] - a["cpu_s"]
 # jvm_old_gen: MiB used in the operator's G1 old generation, from its /metrics. Long-lived objects
 # such as the informer cache end up there; the young generation swings with every allocation.
 jvm_old_gen() {
-  curl -s -m 3 "http://$OPERATOR_IP:8080/metrics" |
+  { curl -s -m 10 "http://$OPERATOR_IP:8080/metrics" || true; } |
     awk '/^jvm_memory_pool_used_bytes\{pool="G1 Old Gen"\}/ { s += $NF; found = 1 } END { if (found) printf "%.1f", s / 1048576; else print "null" }'
 }
 
