@@ -51,7 +51,7 @@ class PodReconciler(
         val pod = caches.pods.get(namespace, name)
         if (pod == null) {
             pool.cancelPod(podKey)
-            readySeen.remove(podKey)
+            readySeen.keys.removeIf { it.startsWith("$podKey/") }
             return null
         }
         val restarts = PodGate.restartCount(pod)
