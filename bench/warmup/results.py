@@ -48,6 +48,11 @@ def quality(records):
     text = table(["strategy", "warm-up requests", "P25", "P50", "P75", "P90", "P95 (first 100)",
                   "fully warm P95", "first-100 P95 / fully warm P95", "first-100 P95 / no warm-up's",
                   "errors"], rows)
+    steady = [r["steady"].get("p95") for r in records if r["steady"].get("p95") is not None]
+    if len(steady) > 1:
+        text += (f"\n\nThe fully warm P95 is itself noisy on this shared machine ({min(steady):.0f} to {max(steady):.0f} ms "
+                 "across the pods above). A ratio near or below 1x means the pod's first 100 requests were as fast as "
+                 "its later fully warm self, within that noise.")
     polled = [r for r in records if r.get("poll")]
     if polled:
         starts = ", ".join(f"{STRATEGY_LABELS.get(r['strategy'], r['strategy'])} {r['t_containers_ready'] - r['t_scale']:.0f} s"
