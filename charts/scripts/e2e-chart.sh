@@ -16,7 +16,7 @@
 #   5. helm uninstall: no object labelled with the release is left anywhere; the CRD stays.
 #
 # Env: KUBECTL, HELM3, HELM4 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
-#      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 240).
+#      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 300).
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -euo pipefail
 
@@ -26,7 +26,7 @@ HELM3="${HELM3:-$REPO/bin/helm3}"
 HELM4="${HELM4:-$REPO/bin/helm4}"
 export KUBECONFIG="${KUBECONFIG:-$REPO/.cluster/admin.kubeconfig}"
 IMAGE_TAG="${IMAGE_TAG:-dev}"
-TIMEOUT="${E2E_CHART_TIMEOUT:-240}"
+TIMEOUT="${E2E_CHART_TIMEOUT:-300}"
 CHART="$REPO/charts/danki"
 LEASE=danki-operator
 PASSED=0
@@ -296,7 +296,7 @@ run_suite() {
   if "$helm" uninstall "$rel" -n "$ns" --wait --timeout "${TIMEOUT}s" >/dev/null; then
     pass "$short: helm uninstall"
   else fail "$short: helm uninstall"; fi
-  if wait_for 90 "garbage collection" no_leftovers "$rel"; then pass "$short: no object labelled with the release is left"
+  if wait_for 180 "garbage collection" no_leftovers "$rel"; then pass "$short: no object labelled with the release is left"
   else fail "$short: no object labelled with the release is left"; leftovers "$rel" | sed 's/^/     /'; fi
   local residue
   residue=$(namespace_residue "$ns")
