@@ -99,5 +99,6 @@ test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pod
 include local-cluster/cluster.mk
 include sample-service/sample.mk
 include operator/operator.mk
--include charts/chart.mk
--include bench/bench.mk
+include charts/chart.mk
+include bench/bench.mk
+include demo/demo.mk

@@ -49,11 +49,13 @@ chart-crd-check:
 	@if [ ! -f $(GENERATED_CRD) ]; then \
 	  if [ "$(CHART_CRD_MISSING)" = skip ]; then \
 	    echo "chart-crd-check: SKIPPED, $(GENERATED_CRD) not built yet (make build generates it)"; exit 0; fi; \
-	  echo "chart-crd-check: $(GENERATED_CRD) does not exist; run 'make build'" >&2; exit 1; fi
-	@cmp -s $(GENERATED_CRD) $(CHART_CRD) || { \
+	  echo "chart-crd-check: $(GENERATED_CRD) does not exist; run 'make build'" >&2; exit 1; \
+	fi; \
+	if ! cmp -s $(GENERATED_CRD) $(CHART_CRD); then \
 	  echo "chart-crd-check: $(CHART_CRD) differs from the operator's generated CRD; run 'make chart-crd' and commit it" >&2; \
-	  diff -u $(CHART_CRD) $(GENERATED_CRD) | head -40 >&2; exit 1; }
-	@echo "chart-crd-check: charts/danki/crds/ matches the operator's generated CRD"
+	  diff -u $(CHART_CRD) $(GENERATED_CRD) | head -40 >&2; exit 1; \
+	fi; \
+	echo "chart-crd-check: charts/danki/crds/ matches the operator's generated CRD"
 
 .PHONY: test-chart
 test-chart: e2e-chart ## Cluster test of the chart on the running local cluster (make cluster-up first).
