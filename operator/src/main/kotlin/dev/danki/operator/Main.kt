@@ -7,6 +7,7 @@ import dev.danki.operator.kube.LeaderElection
 import dev.danki.operator.metrics.WarmupMetrics
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import org.slf4j.LoggerFactory
+import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.system.exitProcess
 
 /** Wiring only: read the config (exit 2 on bad config), build the parts, run until stopped. */
@@ -26,8 +27,10 @@ private fun run(config: OperatorConfig) {
     val client = KubernetesClientBuilder().build()
     val operator = Operator(config, client, WarmupMetrics().withJvmMetrics())
     val election = LeaderElection(client, config)
+    val shuttingDown = AtomicBoolean(false)
     Runtime.getRuntime().addShutdownHook(
         Thread {
+            shuttingDown.set(true)
             log.info("shutting down")
             operator.stop()
             election.stop()
@@ -48,9 +51,13 @@ private fun run(config: OperatorConfig) {
             operator.lead()
         },
         onLost = {
-            // a former leader must not act on stale beliefs: exit, and let the restart rejoin as follower
-            log.atWarn().addKeyValue("identity", config.identity).log("leadership lost: exiting")
-            exitProcess(1)
+            // Releasing the Lease on SIGTERM also ends up here, inside the shutdown hook: exiting
+            // from there would wait on the hook itself and hang the pod until SIGKILL.
+            if (!shuttingDown.get()) {
+                // a former leader must not act on stale beliefs: exit, and let the restart rejoin as follower
+                log.atWarn().addKeyValue("identity", config.identity).log("leadership lost: exiting")
+                exitProcess(1)
+            }
         },
     )
 }
