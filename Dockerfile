@@ -7,7 +7,7 @@
 # releases), see docs/install.md, "Pinning base images by digest": resolve each tag with
 # `docker buildx imagetools inspect <image:tag>` and pass `--build-arg JRE_IMAGE=<image:tag>@sha256:...`
 # (and MAVEN_IMAGE, GO_IMAGE) or write the digest into the ARG defaults.
-# `make lint-docker` (charts/scripts/lint-dockerfile.sh) checks this file statically.
+# `make lint-docker` (charts/scripts/lint-dockerfile.py) checks this file statically.
 
 ARG MAVEN_IMAGE=maven:3.9.9-eclipse-temurin-17
 ARG GO_IMAGE=golang:1.26.8-bookworm
