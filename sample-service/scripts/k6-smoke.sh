@@ -26,10 +26,30 @@ run() {
   fi
 }
 
+# check_warmup_summary: warmup.js wrote P25-P95 for each of its three phases.
+check_warmup_summary() {
+  if ! python3 - "$OUT/warmup.js.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for phase in ("cold", "warmup", "warm"):
+    p = s["phases"][phase]
+    missing = [k for k in ("p25", "p50", "p75", "p90", "p95") if p.get(k) is None]
+    assert p["requests"] > 0 and not missing, f"{phase}: {p}"
+PY
+  then
+    echo "k6-smoke: warmup.js summary lacks a phase's percentiles ($OUT/warmup.js.json)" >&2
+    failed=$((failed + 1))
+  fi
+}
+
 run head-of-line.js SLOW_SECONDS=3 FAST_REQUESTS=16
 run runblocking-vs-withcontext.js SECONDS=0.5 CONCURRENCY=16 PHASE_GAP_SECONDS=4
 run exam-start.js RATE=10 DURATION=2
 run threads-under-load.js RATE=20 DURATION=2 DOWNSTREAM_MS=200
+# the operator's script on the exam flow the demo annotates (its danki.dev/paths): cold, a short warm-up, warm
+DEMO_PATHS=$(sed -n '/^danki.dev\/paths: |$/,$p' "$SAMPLE_REPO/demo/manifests/warmup-annotations.yaml" | tail -n +2 | sed 's/^  //')
+run warmup.js REQUESTS=20 RATE=20 WARMUP_RATE=50 MAX_WARMUP_REQUESTS=100 TIME_BUDGET_S=60 PATHS="$DEMO_PATHS"
+check_warmup_summary
 
-echo "k6-smoke: $((4 - failed)) passed, $failed failed"
+echo "k6-smoke: $((5 - failed)) passed, $failed failed"
 exit $((failed > 0))

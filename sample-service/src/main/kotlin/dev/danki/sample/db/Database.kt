@@ -6,6 +6,7 @@ import com.zaxxer.hikari.metrics.micrometer.MicrometerMetricsTrackerFactory
 import dev.danki.sample.config.DatabaseSettings
 import io.micrometer.core.instrument.MeterRegistry
 import org.jdbi.v3.core.Jdbi
+import org.jdbi.v3.core.JdbiException
 import org.jdbi.v3.core.kotlin.KotlinPlugin
 import org.slf4j.LoggerFactory
 
@@ -33,9 +34,13 @@ class Database(
 
     /** True when a connection can run a trivial query: what /readyz reports. */
     fun isReachable(): Boolean =
-        runCatching {
+        try {
             jdbi.withHandle<Int, Exception> { it.createQuery("SELECT 1").mapTo(Int::class.java).one() } == 1
-        }.getOrDefault(false)
+        } catch (e: JdbiException) {
+            // pool exhausted, connection refused, timed out: all mean "not ready", and are not errors to log
+            log.atDebug().setCause(e).log("database not reachable")
+            false
+        }
 
     override fun close() = dataSource.close()
 

@@ -4,12 +4,14 @@ import dev.danki.sample.threads.ThreadCensus
 import io.ktor.client.HttpClient
 import io.ktor.client.request.get
 import io.ktor.client.statement.bodyAsText
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.withContext
 import kotlinx.serialization.Serializable
+import org.slf4j.LoggerFactory
 import java.net.URI
 
 /** How `/fanout` calls its downstream. */
@@ -52,7 +54,7 @@ class FanOut(
         val results =
             coroutineScope {
                 List(n) {
-                    async { runCatching { call(mode, downstream) }.isSuccess }
+                    async { succeeded { call(mode, downstream) } }
                 }.awaitAll()
             }
         val elapsedMs = (System.nanoTime() - started) / NANOS_PER_MS
@@ -89,7 +91,26 @@ class FanOut(
         }
     }
 
+    /**
+     * One downstream call is the boundary of its own small job: whatever made it fail (refused,
+     * timed out, a non-2xx answer, a client error) is counted in the report, not thrown. Cancellation
+     * (the caller went away) still propagates.
+     */
+    @Suppress("TooGenericExceptionCaught")
+    private suspend fun succeeded(call: suspend () -> Unit): Boolean =
+        try {
+            call()
+            true
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: Exception) {
+            log.atDebug().setCause(e).log("downstream call failed")
+            false
+        }
+
     private companion object {
+        val log = LoggerFactory.getLogger(FanOut::class.java)
+
         const val NANOS_PER_MS = 1_000_000L
 
         /** Longer than any /slow the experiments ask for. */
