@@ -1,6 +1,8 @@
 package dev.danki.cluster.pod
 
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.future.await
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.withTimeoutOrNull
 import java.time.Duration
 
@@ -9,18 +11,35 @@ object ProcessTree {
     /** How long to wait for the kernel to reap a SIGKILLed process. */
     private val REAP_WAIT: Duration = Duration.ofSeconds(5)
 
+    /**
+     * SIGTERM to [process] and its descendants, then [onSignalled], then up to [grace] for it to
+     * exit, then SIGKILL to whatever is left. SIGKILL is sent even when the caller is cancelled
+     * during the wait: a process that ignores SIGTERM (a hung JVM) would otherwise live on.
+     */
     suspend fun terminate(
         process: Process,
         grace: Duration,
+        onSignalled: () -> Unit = {},
     ) {
         val root = process.toHandle()
         // Taken before SIGTERM: children of a parent that exits are re-parented and no longer its descendants.
         val before = treeOf(root)
         before.forEach { it.destroy() }
-        val exited = withTimeoutOrNull(grace.toMillis()) { process.onExit().await() }
-        (before + treeOf(root)).filter { it.isAlive }.forEach { it.destroyForcibly() }
-        if (exited == null) withTimeoutOrNull(REAP_WAIT.toMillis()) { process.onExit().await() }
+        try {
+            onSignalled()
+            withTimeoutOrNull(grace.toMillis()) { process.onExit().await() }
+        } finally {
+            withContext(NonCancellable) {
+                kill(before + treeOf(root))
+                withTimeoutOrNull(REAP_WAIT.toMillis()) { process.onExit().await() }
+            }
+        }
     }
+
+    /** SIGKILL to [process] and its descendants at once. */
+    fun kill(process: Process) = kill(treeOf(process.toHandle()))
+
+    private fun kill(handles: List<ProcessHandle>) = handles.filter { it.isAlive }.forEach { it.destroyForcibly() }
 
     private fun treeOf(root: ProcessHandle): List<ProcessHandle> {
         val all = listOf(root) + root.descendants().toList()
