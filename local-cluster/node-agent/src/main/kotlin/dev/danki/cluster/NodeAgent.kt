@@ -56,7 +56,7 @@ class NodeAgent(
                 serviceAccounts = ServiceAccountFiles(client, config),
                 status = PodStatusWriter(client),
                 configValues = ApiConfigValues(client),
-                events = PodEvents(client, config.nodeName),
+                events = PodEvents(client, config.nodeName, scope),
             ),
             scope,
         )

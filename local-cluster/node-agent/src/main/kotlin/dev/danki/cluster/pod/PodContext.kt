@@ -16,7 +16,7 @@ class PodContext(
     /** Folder with token, ca.crt and namespace, or null when the pod mounts no service-account token. */
     val serviceAccountDir: Path?,
     val configValues: ConfigValueSource,
-    val events: PodEvents,
+    val events: PodEventRecorder,
 ) {
     val namespace: String get() = pod.metadata.namespace
     val name: String get() = pod.metadata.name

@@ -1,34 +1,62 @@
 package dev.danki.cluster.pod
 
 import dev.danki.cluster.logging.warnWith
+import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.EventBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
-import io.fabric8.kubernetes.client.KubernetesClientException
+import kotlinx.coroutines.CoroutineScope
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.launch
 import org.slf4j.LoggerFactory
 import java.time.Instant
 import java.util.concurrent.atomic.AtomicLong
 
+/** Where containers report what happened to them; returns at once, whatever the API server does. */
+interface PodEventRecorder {
+    fun normal(
+        pod: Pod,
+        container: String?,
+        reason: String,
+        message: String,
+    )
+
+    fun warning(
+        pod: Pod,
+        container: String?,
+        reason: String,
+        message: String,
+    )
+}
+
 /**
- * Pod events as the kubelet reports them (source `kubelet`, reasons Pulled, Started, Killing,
- * Unhealthy, BackOff, Failed), so `kubectl describe pod` tells what happened. A failed write is
- * only logged: events are for people, nothing depends on them.
+ * Pod events as the kubelet reports them (source `kubelet`, reasons Started, Killing, Unhealthy,
+ * BackOff, Failed), so `kubectl describe pod` tells what happened. Written in order by one
+ * coroutine in [scope], so no signal or probe waits on the API server; a failed write, or an
+ * event that finds the queue full, is only logged: events are for people, nothing depends on them.
  */
 class PodEvents(
     private val client: KubernetesClient,
     private val nodeName: String,
-) {
+    scope: CoroutineScope,
+) : PodEventRecorder {
     private val log = LoggerFactory.getLogger(PodEvents::class.java)
     private val sequence = AtomicLong(System.currentTimeMillis())
+    private val queue = Channel<Event>(QUEUE_SIZE)
 
-    fun normal(
+    init {
+        scope.launch(Dispatchers.IO) { for (event in queue) write(event) }
+    }
+
+    override fun normal(
         pod: Pod,
         container: String?,
         reason: String,
         message: String,
     ) = record(pod, container, "Normal", reason, message)
 
-    fun warning(
+    override fun warning(
         pod: Pod,
         container: String?,
         reason: String,
@@ -68,21 +96,36 @@ class PodEvents(
                 .withLastTimestamp(now)
                 .withCount(1)
                 .build()
+        if (queue.trySend(event).isFailure) log.warnWith("pod event dropped, queue full", fields(event))
+    }
+
+    /** The writer's boundary: whatever one write throws, the writer goes on with the next event. */
+    @Suppress("TooGenericExceptionCaught")
+    private fun write(event: Event) {
         try {
             client
                 .v1()
                 .events()
-                .inNamespace(meta.namespace)
+                .inNamespace(event.metadata.namespace)
                 .resource(event)
                 .create()
-        } catch (e: KubernetesClientException) {
-            val fields = listOf("namespace" to meta.namespace, "pod" to meta.name, "reason" to reason)
-            log.warnWith("pod event write failed", fields, error = e)
+        } catch (e: RuntimeException) {
+            log.warnWith("pod event write failed", fields(event), error = e)
         }
     }
+
+    private fun fields(event: Event) =
+        listOf(
+            "namespace" to event.metadata.namespace,
+            "pod" to event.involvedObject.name,
+            "reason" to event.reason,
+        )
 
     private companion object {
         /** The API server's limit on an event message. */
         const val MAX_MESSAGE = 1024
+
+        /** Events waiting for the API server; beyond this a slow API server costs events, not probes. */
+        const val QUEUE_SIZE = 256
     }
 }

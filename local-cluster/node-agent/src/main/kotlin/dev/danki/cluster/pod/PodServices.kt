@@ -16,7 +16,7 @@ class PodServices(
     val serviceAccounts: ServiceAccountFiles,
     val status: PodStatusWriter,
     val configValues: ConfigValueSource,
-    val events: PodEvents,
+    val events: PodEventRecorder,
 ) {
     /** The pod's folder for container logs and its service-account files: `<state>/pods/<ns>_<name>_<uid>`. */
     fun podDir(pod: Pod): Path {
