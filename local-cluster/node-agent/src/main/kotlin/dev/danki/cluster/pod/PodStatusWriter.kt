@@ -45,8 +45,11 @@ class PodStatusWriter(
             false
         }
 
-    /** Completes a deletion the kubelet's way: delete with grace period 0 once the containers are gone. */
-    fun completeDeletion(pod: Pod) {
+    /**
+     * Completes a deletion the kubelet's way: delete with grace period 0 once the containers are
+     * gone. True when done (or the pod is already gone); false, after logging, when to try again.
+     */
+    fun completeDeletion(pod: Pod): Boolean =
         try {
             client
                 .pods()
@@ -54,10 +57,11 @@ class PodStatusWriter(
                 .withName(pod.metadata.name)
                 .withGracePeriod(0)
                 .delete()
+            true
         } catch (e: KubernetesClientException) {
-            if (e.code !=
-                NOT_FOUND
-            ) {
+            if (e.code == NOT_FOUND) {
+                true
+            } else {
                 log.warnWith(
                     "pod deletion failed",
                     "namespace" to pod.metadata.namespace,
@@ -65,9 +69,9 @@ class PodStatusWriter(
                     "code" to e.code,
                     error = e,
                 )
+                false
             }
         }
-    }
 
     private companion object {
         const val NOT_FOUND = 404

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import org.slf4j.LoggerFactory
 import java.time.Duration
@@ -22,7 +23,9 @@ class PodSupervisor(
 ) : ResourceEventHandler<Pod> {
     private val log = LoggerFactory.getLogger(PodSupervisor::class.java)
     private val workers = ConcurrentHashMap<String, PodWorker>()
-    private val stopping = ConcurrentHashMap.newKeySet<String>()
+
+    /** Pods being torn down (by uid), with the grace period their teardown honours now. */
+    private val stopping = ConcurrentHashMap<String, Duration>()
 
     override fun onAdd(pod: Pod) = onUpdate(null, pod)
 
@@ -37,12 +40,20 @@ class PodSupervisor(
         when {
             worker != null -> {
                 worker.update(pod)
-                if (deleting) stop(uid, worker, graceOf(pod), pod)
+                if (deleting) stop(uid, worker, TerminationGrace.forDeletion(pod), pod)
             }
 
             // Nothing runs for it here (the agent restarted meanwhile): just finish the deletion.
             deleting -> {
-                scope.launch { services.status.completeDeletion(pod) }
+                if (stopping.putIfAbsent(uid, Duration.ZERO) == null) {
+                    scope.launch {
+                        try {
+                            completeDeletion(pod)
+                        } finally {
+                            stopping.remove(uid)
+                        }
+                    }
+                }
             }
 
             // Ran to completion before an agent restart: the kubelet would not run it again either.
@@ -68,21 +79,38 @@ class PodSupervisor(
         workers[uid]?.let { stop(uid, it, Duration.ZERO, null) }
     }
 
+    /**
+     * Tears the pod down within [grace], then completes its deletion in the API. A teardown
+     * already under way is only hurried, when [grace] is shorter than the one it honours.
+     */
     private fun stop(
         uid: String,
         worker: PodWorker,
         grace: Duration,
         completeDeletionOf: Pod?,
     ) {
-        if (!stopping.add(uid)) return
+        val current = stopping.putIfAbsent(uid, grace)
+        if (current != null) {
+            if (grace < current && stopping.replace(uid, current, grace)) scope.launch { worker.hurry(grace) }
+            return
+        }
         scope.launch {
             try {
                 worker.stop(grace)
-                completeDeletionOf?.let { services.status.completeDeletion(it) }
+                completeDeletionOf?.let { completeDeletion(it) }
             } finally {
                 workers.remove(uid)
                 stopping.remove(uid)
             }
+        }
+    }
+
+    /** Deletes the pod with grace period 0, retrying with back-off until the API server takes it. */
+    private suspend fun completeDeletion(pod: Pod) {
+        var wait = DELETE_RETRY_FIRST
+        while (!services.status.completeDeletion(pod)) {
+            delay(wait.toMillis())
+            wait = (wait.multipliedBy(2)).coerceAtMost(DELETE_RETRY_MAX)
         }
     }
 
@@ -91,20 +119,14 @@ class PodSupervisor(
         coroutineScope {
             workers.values.forEach { worker ->
                 launch {
-                    worker.stop(graceOf(worker.pod).coerceAtMost(maxGrace), agentStopping = true)
+                    worker.stop(TerminationGrace.forDeletion(worker.pod).coerceAtMost(maxGrace), agentStopping = true)
                 }
             }
         }
 
-    private fun graceOf(pod: Pod?): Duration {
-        val seconds =
-            pod?.metadata?.deletionGracePeriodSeconds
-                ?: pod?.spec?.terminationGracePeriodSeconds
-                ?: DEFAULT_GRACE_SECONDS
-        return Duration.ofSeconds(seconds)
-    }
-
     private companion object {
-        const val DEFAULT_GRACE_SECONDS = 30L
+        /** A failed deletion is tried again after 1 s, 2 s, 4 s ... every 30 s at most, not at the 5-min resync. */
+        val DELETE_RETRY_FIRST: Duration = Duration.ofSeconds(1)
+        val DELETE_RETRY_MAX: Duration = Duration.ofSeconds(30)
     }
 }

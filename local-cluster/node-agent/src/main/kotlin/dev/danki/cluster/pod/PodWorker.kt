@@ -36,10 +36,15 @@ class PodWorker(
 
     @Volatile private var latest: Pod = initial
     private val syncRequests = Channel<Unit>(Channel.CONFLATED)
-    private var context: PodContext? = null
-    private var network: PodNetworkHandle? = null
-    private var runners: List<ContainerRunner> = emptyList()
-    private var job: Job? = null
+
+    // Written by the pod's coroutine, read by the informer thread (update) and by stop().
+    @Volatile private var context: PodContext? = null
+
+    @Volatile private var network: PodNetworkHandle? = null
+
+    @Volatile private var runners: List<ContainerRunner> = emptyList()
+
+    @Volatile private var job: Job? = null
     private val startTime = Instant.now()
     private var lastSent: String? = null
     private var tokenRefreshAt: Instant = Instant.now()
@@ -69,8 +74,9 @@ class PodWorker(
         coroutineScope {
             val ready = setUp() ?: return@coroutineScope
             context = ready
-            runners = latest.spec.containers.map { ContainerRunner(ready, it) { syncRequests.trySend(Unit) } }
-            runners.forEach { runner -> launch { atBoundary("container runner failed") { runner.run() } } }
+            runners =
+                latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
+            runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
             syncRequests.trySend(Unit)
             while (true) {
@@ -79,6 +85,20 @@ class PodWorker(
                 atBoundary("pod status write failed") { writeStatus(ready) }
             }
         }
+
+    /**
+     * Runs [runner] to its end. One that fails unexpectedly runs again after a back-off, as the
+     * kubelet's next sync would, so its container is never silently left behind; it adopts the
+     * process it left running.
+     */
+    private suspend fun keepRunning(runner: ContainerRunner) {
+        var failures = 0
+        while (!atBoundary("container runner failed") { runner.run() }) {
+            failures++
+            // backoff(1) is immediate; a failing runner waits 10 s, 20 s, ... up to 5 min.
+            delay(RestartRules.backoff(failures + 1).toMillis())
+        }
+    }
 
     /** Network and token files; null (after reporting why) when the pod cannot run here. */
     private suspend fun setUp(): PodContext? {
@@ -171,7 +191,7 @@ class PodWorker(
     ) {
         leaveStatusAlone = agentStopping
         log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
-        coroutineScope { runners.forEach { launch { it.stop(grace) } } }
+        stopContainers(grace)
         job?.cancelAndJoin()
         network?.let {
             services.network.remove(it.netns, it.hostVeth)
@@ -181,25 +201,37 @@ class PodWorker(
         log.infoWith("pod stopped", "namespace" to namespace, "pod" to name)
     }
 
+    /** A second deletion with a shorter grace period (a force delete) cuts the running [stop] short. */
+    suspend fun hurry(grace: Duration) {
+        log.infoWith("stopping pod sooner", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
+        stopContainers(grace)
+    }
+
+    private suspend fun stopContainers(grace: Duration) {
+        coroutineScope { runners.forEach { launch { it.stop(grace) } } }
+    }
+
     private fun fields() = listOf("namespace" to namespace, "pod" to name)
 
     /**
      * Worker boundary: an unexpected error is logged and this one step ends, instead of silently
      * killing the pod's coroutine and leaving its status stale. Cancellation passes through.
+     * Returns whether the step completed.
      */
     @Suppress("TooGenericExceptionCaught")
     private suspend fun atBoundary(
         what: String,
         step: suspend () -> Unit,
-    ) {
+    ): Boolean =
         try {
             step()
+            true
         } catch (e: CancellationException) {
             throw e
         } catch (e: RuntimeException) {
             log.warnWith(what, fields(), error = e)
+            false
         }
-    }
 
     private companion object {
         val RESYNC: Duration = Duration.ofSeconds(15)
