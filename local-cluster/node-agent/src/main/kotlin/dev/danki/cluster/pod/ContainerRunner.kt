@@ -1,7 +1,5 @@
 package dev.danki.cluster.pod
 
-import dev.danki.cluster.catalog.CatalogException
-import dev.danki.cluster.catalog.ImageCatalog
 import dev.danki.cluster.logging.infoWith
 import dev.danki.cluster.logging.warnWith
 import dev.danki.cluster.status.ContainerSnapshot
@@ -9,7 +7,6 @@ import dev.danki.cluster.status.RunState
 import io.fabric8.kubernetes.api.model.Container
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.future.await
-import kotlinx.coroutines.withTimeoutOrNull
 import org.slf4j.LoggerFactory
 import java.io.IOException
 import java.time.Duration
@@ -23,6 +20,8 @@ class ContainerRunner(
     private val context: PodContext,
     private val container: Container,
     private val onChange: () -> Unit,
+    /** Starts the process; tests pass one that fails. */
+    private val launcher: (ProcessBuilder) -> Process = ProcessBuilder::start,
 ) {
     private val log = LoggerFactory.getLogger(ContainerRunner::class.java)
     private val lock = Any()
@@ -38,6 +37,12 @@ class ContainerRunner(
     @Volatile private var stopping = false
 
     @Volatile private var probes: ContainerProbes? = null
+
+    /** Processes started so far; the next start's restartCount. Touched by [run] only. */
+    private var starts = 0
+
+    /** Consecutive crashes, for the back-off. Touched by [run] only. */
+    private var crashes = 0
 
     /** What the kubelet would report for this container now. */
     fun snapshot(): ContainerSnapshot {
@@ -57,108 +62,112 @@ class ContainerRunner(
         )
     }
 
-    /** Runs until the container ends for good or [stop] is called. */
+    /**
+     * Runs until the container ends for good or [stop] is called. Called again after it failed
+     * unexpectedly, it adopts the process it left running instead of starting a second one.
+     */
     suspend fun run() {
-        var crashes = 0
-        var starts = 0
         while (!stopping) {
-            val spec = prepare()
-            if (spec == null) {
-                delay(PREPARE_RETRY.toMillis())
-                continue
-            }
-            val started = start(spec, restarts = starts) ?: return
-            starts++
-            val runProbes = ContainerProbes(context, container, started, onChange) { killForRestart(started) }
-            probes = runProbes
-            val exitCode =
-                try {
-                    runProbes.runWhile { started.onExit().await().exitValue() }
-                } finally {
-                    probes = null
-                }
-            val finished = Instant.now()
-            val terminated = terminatedState(exitCode, state, finished)
-            log.infoWith("container exited", fields() + listOf("exitCode" to exitCode, "stopping" to stopping))
-            if (stopping || !willRestart(exitCode)) {
+            val terminated = runOnce() ?: continue
+            if (stopping || !willRestart(terminated.exitCode)) {
                 state = terminated
                 onChange()
                 return
             }
-            crashes = RestartRules.crashesAfter(crashes, Duration.between((terminated.startedAt ?: finished), finished))
-            lastTermination = terminated
-            val backoff = RestartRules.backoff(crashes)
-            state =
-                RunState.Waiting(
-                    "CrashLoopBackOff",
-                    "back-off ${backoff.seconds}s restarting failed container=${container.name} pod=${context.name}",
-                )
-            if (backoff > Duration.ZERO) {
-                context.events.warning(context.pod, container.name, "BackOff", "Back-off restarting failed container")
-            }
-            onChange()
-            delay(backoff.toMillis())
+            backOff(terminated)
         }
     }
 
-    /** SIGTERM to the container's process tree, SIGKILL after [grace]; no restart afterwards. */
+    /**
+     * SIGTERM to the container's process tree, SIGKILL after [grace]; no restart afterwards.
+     * Called again with a shorter [grace] (a force delete), it sends SIGKILL sooner.
+     */
     suspend fun stop(grace: Duration) {
+        var first = false
         val running =
             synchronized(lock) {
+                first = !stopping
                 stopping = true
                 process
             } ?: return
-        if (running.isAlive) {
-            context.events.normal(context.pod, container.name, "Killing", "Stopping container ${container.name}")
+        if (!running.isAlive) return
+        ProcessTree.terminate(running, grace) {
+            if (first) {
+                context.events.normal(context.pod, container.name, "Killing", "Stopping container ${container.name}")
+            }
         }
-        ProcessTree.terminate(running, grace)
+    }
+
+    /** One run of the container, to its end; null when it did not start (it waits, or it is stopping). */
+    private suspend fun runOnce(): RunState.Terminated? {
+        process?.takeIf { it.isAlive }?.let { return await(it) }
+        val spec =
+            when (val preparation = LaunchPreparation.of(context, container)) {
+                is LaunchPreparation.Ready -> {
+                    preparation.spec
+                }
+
+                is LaunchPreparation.Blocked -> {
+                    waiting(preparation)
+                    delay(PREPARE_RETRY.toMillis())
+                    return null
+                }
+            }
+        val started =
+            try {
+                start(spec)
+            } catch (e: IOException) {
+                // Fork can fail under load (EAGAIN): the kubelet's RunContainerError, retried with back-off.
+                return startError(spec, e)
+            }
+        return started?.let { await(it) }
+    }
+
+    /** Waits for [running] to exit, probing it meanwhile. */
+    private suspend fun await(running: Process): RunState.Terminated {
+        val runProbes = ContainerProbes(context, container, running, onChange)
+        probes = runProbes
+        val exitCode =
+            try {
+                runProbes.runWhile { running.onExit().await().exitValue() }
+            } finally {
+                probes = null
+            }
+        log.infoWith("container exited", fields() + listOf("exitCode" to exitCode, "stopping" to stopping))
+        return terminatedState(exitCode, state, Instant.now())
+    }
+
+    /** Waits out the kubelet's back-off before the next start, showing why in the waiting state. */
+    private suspend fun backOff(terminated: RunState.Terminated) {
+        val ran = Duration.between(terminated.startedAt ?: terminated.finishedAt, terminated.finishedAt)
+        crashes = RestartRules.crashesAfter(crashes, ran)
+        lastTermination = terminated
+        val backoff = RestartRules.backoff(crashes)
+        val reason = if (terminated.reason == START_ERROR) "RunContainerError" else "CrashLoopBackOff"
+        val message = "back-off ${backoff.seconds}s restarting failed container=${container.name} pod=${context.name}"
+        state = RunState.Waiting(reason, message)
+        if (backoff > Duration.ZERO) {
+            context.events.warning(context.pod, container.name, "BackOff", "Back-off restarting failed container")
+        }
+        onChange()
+        delay(backoff.toMillis())
     }
 
     private fun willRestart(exitCode: Int) = RestartRules.restarts(context.pod.spec.restartPolicy, exitCode)
 
-    /** The launch spec, or null after setting the waiting reason the kubelet would show. */
-    private fun prepare(): LaunchSpec? {
-        val catalog =
-            try {
-                ImageCatalog.load(context.config.catalog, context.config.repo)
-            } catch (e: CatalogException) {
-                return waiting("ErrImagePull", e.message)
-            }
-        val image =
-            catalog.find(container.image)
-                ?: return waiting(
-                    "ErrImagePull",
-                    "image \"${container.image}\" is not in the image catalog ${catalog.source} " +
-                        "(the local node agent pulls no images; known: ${catalog.names.sorted().joinToString(", ")})",
-                )
-        return try {
-            val env =
-                ContainerEnvironment(context.pod, context.ip, context.config.bridgeIp, context.configValues)
-                    .build(container, context.baseEnv() + image.env)
-            LaunchSpec.of(container, image, env, context.config.repo)
-        } catch (e: ContainerConfigException) {
-            waiting("CreateContainerConfigError", e.message)
-        }
+    /** Shows the waiting reason the kubelet would show, with a Failed event when it changes. */
+    private fun waiting(blocked: LaunchPreparation.Blocked) {
+        val next = RunState.Waiting(blocked.reason, blocked.message)
+        if (state == next) return
+        val why = listOf("reason" to blocked.reason, "detail" to blocked.message)
+        log.warnWith("container cannot start", fields() + why)
+        context.events.warning(context.pod, container.name, "Failed", "Error: ${blocked.reason}: ${blocked.message}")
+        state = next
+        onChange()
     }
 
-    private fun waiting(
-        reason: String,
-        message: String?,
-    ): LaunchSpec? {
-        val next = RunState.Waiting(reason, message)
-        if (state != next) {
-            log.warnWith("container cannot start", fields() + listOf("reason" to reason, "detail" to message))
-            context.events.warning(context.pod, container.name, "Failed", "Error: $reason: $message")
-            state = next
-            onChange()
-        }
-        return null
-    }
-
-    private fun start(
-        spec: LaunchSpec,
-        restarts: Int,
-    ): Process? {
+    /** Starts the process; null when the container is stopping. Throws when the process cannot start. */
+    private fun start(spec: LaunchSpec): Process? {
         val logFile = context.dir.resolve("${container.name}.log").toFile()
         val builder =
             ProcessBuilder(ContainerCommand.argv(context, container, spec))
@@ -167,29 +176,31 @@ class ContainerRunner(
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile))
         builder.environment().clear()
         builder.environment().putAll(spec.env)
-        synchronized(lock) {
-            if (stopping) return null
-            val started =
-                try {
-                    builder.start()
-                } catch (e: IOException) {
-                    waiting("RunContainerError", "cannot start ${spec.argv.first()}: ${e.message}")
-                    return null
-                }
-            process = started
-            restartCount = restarts
-            state = RunState.Running(Instant.now())
-            val argv = spec.argv.joinToString(" ")
-            log.infoWith("container started", fields() + listOf("pid" to started.pid(), "argv" to argv))
-            context.events.normal(context.pod, container.name, "Started", "Started container ${container.name}")
-            onChange()
-            return started
-        }
+        // Only the start itself under the lock: stop() must never wait on an API call to send SIGTERM.
+        val started =
+            synchronized(lock) {
+                if (stopping) return null
+                launcher(builder).also { process = it }
+            }
+        restartCount = starts++
+        state = RunState.Running(Instant.now())
+        val what = listOf("pid" to started.pid(), "argv" to spec.argv.joinToString(" "))
+        log.infoWith("container started", fields() + what)
+        context.events.normal(context.pod, container.name, "Started", "Started container ${container.name}")
+        onChange()
+        return started
     }
 
-    private suspend fun killForRestart(target: Process) {
-        val grace = Duration.ofSeconds(context.pod.spec.terminationGracePeriodSeconds ?: DEFAULT_GRACE_SECONDS)
-        withTimeoutOrNull(grace.plusSeconds(KILL_MARGIN_SECONDS).toMillis()) { ProcessTree.terminate(target, grace) }
+    /** The kubelet's StartError: exit code 128; the restart policy decides whether it is tried again. */
+    private fun startError(
+        spec: LaunchSpec,
+        error: IOException,
+    ): RunState.Terminated {
+        val message = "cannot start ${spec.argv.first()}: ${error.message}"
+        log.warnWith("container cannot start", fields() + listOf("reason" to "RunContainerError"), error = error)
+        context.events.warning(context.pod, container.name, "Failed", "Error: RunContainerError: $message")
+        val now = Instant.now()
+        return RunState.Terminated(START_ERROR_EXIT, START_ERROR, startedAt = null, finishedAt = now, message = message)
     }
 
     private fun terminatedState(
@@ -214,8 +225,10 @@ class ContainerRunner(
     private companion object {
         /** How often a container that cannot start (missing image, bad env) tries again. */
         val PREPARE_RETRY: Duration = Duration.ofSeconds(10)
-        const val DEFAULT_GRACE_SECONDS = 30L
-        const val KILL_MARGIN_SECONDS = 5L
+
+        /** What containerd reports for a container whose process could not be started. */
+        const val START_ERROR = "StartError"
+        const val START_ERROR_EXIT = 128
 
         /** Shells report death by signal N as exit status 128+N. */
         const val SIGNAL_BASE = 128
