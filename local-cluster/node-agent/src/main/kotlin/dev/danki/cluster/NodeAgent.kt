@@ -33,7 +33,8 @@ import java.time.Duration
 
 /**
  * The node agent: registers the Node, keeps its Lease and status fresh, and runs the pods bound
- * to it. At start and at stop it removes every namespace and veth of its instance that no pod owns.
+ * to it. At start (leftovers of an earlier run) and at stop (after stopping its pods) it removes
+ * every namespace and veth of its instance, killing any process still inside.
  */
 class NodeAgent(
     private val config: AgentConfig,

@@ -71,16 +71,18 @@ class PodNetwork(
         pidsIn(netns).forEach { pid -> ProcessHandle.of(pid).ifPresent { it.destroyForcibly() } }
     }
 
-    /** Removes every namespace and veth with this instance's prefix: orphans of an earlier run. Returns how many. */
-    fun removeOrphans(keep: Set<String> = emptySet()): Int {
-        val keptIds = keep.map { it.removePrefix(config.netnsPrefix) }.toSet()
+    /**
+     * Removes every namespace and veth with this instance's prefix, killing the processes inside:
+     * orphans of an earlier run, or what is left when the agent stops. Returns how many.
+     */
+    fun removeOrphans(): Int {
         val namespaces =
             HostCommand
                 .tryRun("ip", "netns", "list")
                 .orEmpty()
                 .lines()
                 .map { it.substringBefore(" ").trim() }
-                .filter { it.startsWith(config.netnsPrefix) && it !in keep }
+                .filter { it.startsWith(config.netnsPrefix) }
         val veths =
             HostCommand
                 .tryRun("ip", "-o", "link", "show")
@@ -88,7 +90,6 @@ class PodNetwork(
                 .lines()
                 .mapNotNull { Regex("""^\d+: ([^:@]+)""").find(it)?.groupValues?.get(1) }
                 .filter { it.startsWith(config.vethPrefix) }
-                .filter { veth -> veth.removePrefix(config.vethPrefix) !in keptIds }
         namespaces.forEach { killEverythingIn(it) }
         namespaces.forEach { HostCommand.tryRun("ip", "netns", "delete", it) }
         veths.forEach { HostCommand.tryRun("ip", "link", "delete", it) }
