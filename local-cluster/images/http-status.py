@@ -4,6 +4,8 @@
 Answers every request (any method, any path) with the status code from env STATUS (default 200),
 on the port from env PORT (default 8080), on all addresses of its pod's network namespace.
 The body names the pod (env POD_NAME or HOSTNAME) so a test can tell replicas apart.
+ON_SIGTERM=ignore (default: exit) makes it ignore SIGTERM, as a hung JVM does, so only SIGKILL
+stops it: the local cluster's acceptance test uses it to check that a liveness kill still ends.
 Used by the local cluster's acceptance test and the operator's failure-policy test.
 """
 import http.server
@@ -26,6 +28,9 @@ def env_int(name, default, low, high):
 STATUS = env_int("STATUS", 200, 100, 599)
 PORT = env_int("PORT", 8080, 1, 65535)
 NAME = os.environ.get("POD_NAME") or os.environ.get("HOSTNAME", "unknown")
+ON_SIGTERM = os.environ.get("ON_SIGTERM", "exit")
+if ON_SIGTERM not in ("exit", "ignore"):
+    sys.exit(f"http-status: ON_SIGTERM={ON_SIGTERM!r} is not exit or ignore")
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -46,9 +51,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def main():
     server = http.server.ThreadingHTTPServer(("0.0.0.0", PORT), Handler)
-    # SIGTERM ends the process at once, with status 0, as a well-behaved container does.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    print(f"http-status listening port={PORT} status={STATUS}", flush=True)
+    if ON_SIGTERM == "ignore":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    else:
+        # SIGTERM ends the process at once, with status 0, as a well-behaved container does.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    print(f"http-status listening port={PORT} status={STATUS} on_sigterm={ON_SIGTERM}", flush=True)
     server.serve_forever()
 
 
