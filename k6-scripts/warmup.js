@@ -7,8 +7,10 @@
 //              (Converged), or a window's P95 <= TARGET_P95_MS (TargetReached), or MAX_WARMUP_REQUESTS
 //              were sent (MaxRequests), or the time budget leaves just enough for the warm pass (Timeout).
 //   3. warm:   REQUESTS requests at RATE/s, as in the cold pass.
-// A phase stops early (stop reason Aborted) once more than MAX_ERROR_RATIO of its answers are 5xx or missing.
-// Every request carries X-Danki-Warmup: 1 and a `phase` tag.
+// A phase stops early (stop reason Aborted) once more than MAX_ERROR_RATIO of its requests failed: an answer
+// with status 400 or above (a wrong path must not "warm" on 404s) or no answer at all. A run cut off by its own
+// time budget before the warm pass ended has stop reason OutOfTime. Every request carries X-Danki-Warmup: 1 and
+// a `phase` tag.
 //
 // Env vars (all optional; lib/config.js documents BASE_URL, RATE, SUMMARY_PATH, HEADERS):
 //   REQUESTS             requests per cold and warm pass (default 100)
@@ -23,7 +25,9 @@
 //   STABLE_WINDOWS       (default 3), MIN_DELTA_MS (P95 changes below it never count as moving; default 1),
 //   MAX_IN_FLIGHT        requests outstanding at once (default 256),
 //   REQUEST_TIMEOUT      per-request timeout (default 10s)
-// SUMMARY_PATH receives JSON: per phase requests, failures and p25/p50/p75/p90/p95 in ms; stopReason.
+// SUMMARY_PATH receives JSON: per phase requests, failures, p25/p50/p75/p90/p95 in ms and the first failed
+// request (failureExample, e.g. "404 from GET /exam/1"); stopReason and, when it is Aborted or OutOfTime,
+// abortMessage.
 //
 // Run: k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:8080 -e SUMMARY_PATH=/tmp/s.json k6-scripts/warmup.js
 import http from 'k6/http';
@@ -48,7 +52,9 @@ const PATHS = parsePaths(__ENV.PATHS || 'GET /');
 /** Answers needed before the error ratio may abort a phase: one unlucky first request must not. */
 const MIN_ANSWERS_TO_ABORT = 20;
 const PHASES = ['cold', 'warmup', 'warm'];
-const STOP_REASONS = ['Converged', 'TargetReached', 'MaxRequests', 'Timeout', 'Aborted'];
+const STOP_REASONS = ['Converged', 'TargetReached', 'MaxRequests', 'Timeout', 'Aborted', 'OutOfTime'];
+/** Stop reasons of a run that failed: no warm pass to compare with the cold one. */
+const FAILED_STOPS = ['Aborted', 'OutOfTime'];
 
 const latency = new Trend('danki_latency', true);
 const sent = new Counter('danki_requests');
@@ -56,6 +62,11 @@ const failed = new Counter('danki_failures');
 const stopCode = new Gauge('danki_stop_reason');
 const firstRequestAt = new Gauge('danki_first_request_ms');
 const windows = new Gauge('danki_warmup_windows');
+// The first failed request of each phase, as numbers a Gauge can carry to handleSummary: its HTTP status (or
+// k6's error code when there was no answer) and its index in PATHS.
+const failureStatus = new Gauge('danki_failure_status');
+const failureRequest = new Gauge('danki_failure_request');
+const firstFailureSeen = {};
 
 // A sub-metric reaches handleSummary only when a threshold names it; these thresholds always pass.
 const thresholds = {};
@@ -63,6 +74,8 @@ for (const phase of PHASES) {
   thresholds[`danki_latency{phase:${phase}}`] = ['max>=0'];
   thresholds[`danki_requests{phase:${phase}}`] = ['count>=0'];
   thresholds[`danki_failures{phase:${phase}}`] = ['count>=0'];
+  thresholds[`danki_failure_status{phase:${phase}}`] = ['value>=0'];
+  thresholds[`danki_failure_request{phase:${phase}}`] = ['value>=0'];
 }
 
 export const options = {
@@ -90,16 +103,17 @@ export default async function () {
   const deadline = started + TIME_BUDGET_S * 1000;
   let reason = await pass('cold', REQUESTS, rate, deadline);
   if (!reason) reason = await warmup(deadline - warmPassMs);
-  if (reason !== 'Aborted') {
-    if (await pass('warm', REQUESTS, rate, deadline)) reason = 'Aborted';
+  if (!FAILED_STOPS.includes(reason)) {
+    reason = (await pass('warm', REQUESTS, rate, deadline)) || reason;
   }
   stopCode.add(STOP_REASONS.indexOf(reason));
 }
 
-/** Sends `count` requests at `perSecond`; returns 'Aborted' when too many failed, else null. */
+/** Sends `count` requests at `perSecond`; returns 'Aborted' (too many failed), 'OutOfTime' (cut short) or null. */
 async function pass(phase, count, perSecond, deadline) {
   const result = await fire(phase, count, perSecond, deadline);
-  return result.aborted ? 'Aborted' : null;
+  if (result.aborted) return 'Aborted';
+  return result.sent < count ? 'OutOfTime' : null;
 }
 
 /** The warm-up phase: windows until the stop rule fires. */
@@ -146,12 +160,13 @@ async function fire(phase, count, perSecond, deadline) {
       headers: spec.body ? Object.assign({ 'Content-Type': 'application/json' }, headers) : headers,
       tags: { phase, name: `${spec.method} ${spec.path}` },
       timeout: REQUEST_TIMEOUT,
-      responseCallback: http.expectedStatuses({ min: 200, max: 499 }),
+      responseCallback: http.expectedStatuses({ min: 200, max: 399 }),
     }).then((res) => {
       answered++;
-      if (res.status === 0 || res.status >= 500) {
+      if (res.status === 0 || res.status >= 400) {
         failures++;
         failed.add(1, { phase });
+        noteFirstFailure(phase, res, i % PATHS.length);
       } else {
         durations.push(res.timings.duration);
         latency.add(res.timings.duration, { phase });
@@ -164,6 +179,14 @@ async function fire(phase, count, perSecond, deadline) {
   return { sent: sentCount, durations, aborted };
 }
 
+/** Keeps the first failed request of a phase for the summary: its status (or k6 error code) and request. */
+function noteFirstFailure(phase, res, requestIndex) {
+  if (firstFailureSeen[phase]) return;
+  firstFailureSeen[phase] = true;
+  failureStatus.add(res.status === 0 ? res.error_code || 0 : res.status, { phase });
+  failureRequest.add(requestIndex, { phase });
+}
+
 export function handleSummary(data) {
   const metric = (name) => data.metrics[name];
   const phases = {};
@@ -172,15 +195,17 @@ export function handleSummary(data) {
     phases[phase] = {
       requests: countOf(metric(`danki_requests{phase:${phase}}`)),
       failures: countOf(metric(`danki_failures{phase:${phase}}`)),
+      failureExample: failureExample(metric, phase),
       ...p,
     };
   }
   const code = metric('danki_stop_reason');
-  const stopReason = code ? STOP_REASONS[code.values.value] : 'Aborted';
+  // no stop code: k6 ended the iteration at maxDuration, the run's own time budget
+  const stopReason = code ? STOP_REASONS[code.values.value] : 'OutOfTime';
   const summary = {
     version: 1,
     stopReason,
-    abortMessage: stopReason === 'Aborted' ? abortMessage(phases, code) : undefined,
+    abortMessage: FAILED_STOPS.includes(stopReason) ? abortMessage(stopReason, phases) : undefined,
     firstRequestAtMs: metric('danki_first_request_ms') ? metric('danki_first_request_ms').values.value : 0,
     durationSeconds: data.state.testRunDurationMs / 1000,
     warmupWindows: metric('danki_warmup_windows') ? metric('danki_warmup_windows').values.value : 0,
@@ -206,11 +231,27 @@ function countOf(counter) {
   return counter && counter.values ? counter.values.count : 0;
 }
 
-function abortMessage(phases, code) {
-  if (!code) return 'k6 stopped before the warm-up finished (time budget exhausted)';
+function abortMessage(stopReason, phases) {
+  if (stopReason === 'OutOfTime') {
+    return `the ${TIME_BUDGET_S}s time budget ran out before the warm pass ended ` +
+      `(warm pass: ${phases.warm.requests} of ${REQUESTS} requests)`;
+  }
   const phase = PHASES.find((p) => phases[p].failures > 0) || 'cold';
-  const { requests, failures } = phases[phase];
-  return `${phase} phase: ${failures} of ${requests} requests failed (5xx or no answer), more than ${MAX_ERROR_RATIO * 100}%`;
+  const { requests, failures, failureExample } = phases[phase];
+  const example = failureExample ? `, e.g. ${failureExample}` : '';
+  return `${phase} phase: ${failures} of ${requests} requests failed (status 400 or above, or no answer${example}), ` +
+    `more than ${MAX_ERROR_RATIO * 100}%`;
+}
+
+/** "404 from GET /exam/1", or "no answer (k6 error 1212) from GET /": the phase's first failed request. */
+function failureExample(metric, phase) {
+  const status = metric(`danki_failure_status{phase:${phase}}`);
+  const request = metric(`danki_failure_request{phase:${phase}}`);
+  if (!countOf(metric(`danki_failures{phase:${phase}}`)) || !status || !request) return null;
+  const spec = PATHS[request.values.value] || PATHS[0];
+  const code = status.values.value;
+  const what = code >= 100 && code < 600 ? `${code}` : `no answer (k6 error ${code})`;
+  return `${what} from ${spec.method} ${spec.path}`;
 }
 
 function textTable(s) {

@@ -1,12 +1,13 @@
 package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.config.Executables
 import java.io.File
+import java.io.IOException
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
 import java.time.Instant
-import java.util.concurrent.TimeUnit
 
 /** Everything one k6 attempt needs: where to send, what, and how long it may take. */
 data class K6Request(
@@ -24,7 +25,7 @@ sealed interface K6Outcome {
         val summary: K6Summary,
     ) : K6Outcome
 
-    /** [reason] is a WarmupRun condition reason (`K6Failed`, `TooManyErrors`, `Timeout`). */
+    /** [reason] is a WarmupRun condition reason from Keys.RunConditions: `K6Failed`, `TooManyErrors` or `Timeout`. */
     data class Failed(
         val reason: String,
         val message: String,
@@ -45,12 +46,15 @@ class K6Runner(
 ) {
     private val json = ObjectMapper()
 
+    /** Starts k6; an [java.io.IOException] means it could not start at all (e.g. the binary is missing). */
     fun start(request: K6Request): K6Process {
+        // resolved here, not by setpriv: a missing k6 is then an IOException naming it, not an exit code 127
+        val k6 = Executables.find(binary)?.path ?: throw IOException("no executable file '$binary'")
         Files.createDirectories(workDir)
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
         val builder =
-            ProcessBuilder(DEATH_SIGNAL + listOf(binary, "run", "--no-usage-report", "--quiet", "--no-color", script))
+            ProcessBuilder(DEATH_SIGNAL + listOf(k6, "run", "--no-usage-report", "--quiet", "--no-color", script))
                 .redirectErrorStream(true)
                 .redirectOutput(log)
         builder.environment().putAll(environment(request, summary))
@@ -97,82 +101,5 @@ class K6Runner(
                 .firstOrNull { File(it).canExecute() }
                 ?.let { listOf(it, "--pdeathsig", "KILL") } ?: emptyList()
         private const val MILLIS = 1_000.0
-    }
-}
-
-/** One running k6 process. */
-class K6Process(
-    private val process: Process,
-    private val summary: File,
-    private val log: File,
-    private val request: K6Request,
-) {
-    @Volatile private var cancelled = false
-
-    /** Waits for k6 to end (at most until the deadline) and classifies the result. */
-    fun await(): K6Outcome {
-        val wait = Duration.between(Instant.now(), request.deadline).toMillis().coerceAtLeast(0)
-        val ended = process.waitFor(wait, TimeUnit.MILLISECONDS)
-        if (!ended) {
-            kill()
-            return K6Outcome.Failed("Timeout", "k6 still running at the deadline; killed")
-        }
-        if (cancelled) return K6Outcome.Cancelled
-        return readSummary()
-    }
-
-    private fun readSummary(): K6Outcome {
-        val exit = process.exitValue()
-        if (exit != 0) return K6Outcome.Failed("K6Failed", "k6 exited with code $exit: ${logTail()}")
-        if (!summary.isFile) return K6Outcome.Failed("K6Failed", "k6 wrote no summary: ${logTail()}")
-        return try {
-            classify(K6SummaryParser.parse(summary.readText()))
-        } catch (e: K6SummaryException) {
-            K6Outcome.Failed("K6Failed", e.message ?: "unreadable k6 summary")
-        }
-    }
-
-    private fun classify(parsed: K6Summary): K6Outcome {
-        if (parsed.stopReason == StopReason.Aborted) {
-            return K6Outcome.Failed("TooManyErrors", parsed.abortMessage ?: "k6 aborted the warm-up", parsed)
-        }
-        val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
-        if (ratio > request.maxErrorRatio) {
-            val message =
-                "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
-                    "(5xx or no answer), more than ${(request.maxErrorRatio * PERCENT).toInt()}%"
-            return K6Outcome.Failed("TooManyErrors", message, parsed)
-        }
-        if (parsed.cold.latency == null || parsed.warm.latency == null) {
-            return K6Outcome.Failed("K6Failed", "k6 summary has no cold or warm percentiles", parsed)
-        }
-        return K6Outcome.Completed(parsed)
-    }
-
-    /** Stops k6 and anything it started, now. */
-    fun cancel() {
-        cancelled = true
-        kill()
-    }
-
-    private fun kill() {
-        process.descendants().forEach { it.destroyForcibly() }
-        process.destroyForcibly()
-        process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)
-    }
-
-    fun isAlive() = process.isAlive
-
-    fun cleanUp() {
-        summary.delete()
-        log.delete()
-    }
-
-    private fun logTail(): String = runCatching { log.readText().takeLast(LOG_TAIL).trim() }.getOrDefault("")
-
-    companion object {
-        private const val LOG_TAIL = 600
-        private const val PERCENT = 100
-        private const val KILL_WAIT_MILLIS = 2_000L
     }
 }

@@ -19,15 +19,21 @@ data class PhaseResult(
     val requests: Long,
     val failures: Long,
     val latency: Percentiles?,
+    /** The first failed request of the phase, e.g. `404 from GET /exam/1`; null when none failed. */
+    val failureExample: String? = null,
 )
 
-/** Why the warm-up phase stopped, as written by `warmup.js`. */
-enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted }
+/**
+ * Why the warm-up phase stopped, as written by `warmup.js`. The first four end a run that goes on to
+ * its warm pass; `Aborted` (too many failed requests) and `OutOfTime` (the run's own time budget cut
+ * it before the warm pass ended) end a failed one.
+ */
+enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted, OutOfTime }
 
 /** The JSON that `k6-scripts/warmup.js` writes to SUMMARY_PATH, parsed. */
 data class K6Summary(
     val stopReason: StopReason,
-    /** Why the script gave up early (too many failed requests), when [stopReason] is `Aborted`. */
+    /** Why the script gave up early, when [stopReason] is `Aborted` or `OutOfTime`. */
     val abortMessage: String?,
     val cold: PhaseResult,
     val warmup: PhaseResult,
@@ -38,6 +44,9 @@ data class K6Summary(
 ) {
     val totalRequests get() = cold.requests + warmup.requests + warm.requests
     val totalFailures get() = cold.failures + warmup.failures + warm.failures
+
+    /** The first failed request of the earliest phase that had one. */
+    val failureExample get() = listOf(cold, warmup, warm).firstNotNullOfOrNull { it.failureExample }
 }
 
 /** Thrown when the summary file is missing fields or is not the format `warmup.js` writes. */
@@ -88,7 +97,8 @@ object K6SummaryParser {
             } else {
                 Percentiles(values["p25"]!!, values["p50"]!!, values["p75"]!!, values["p90"]!!, values["p95"]!!)
             }
-        return PhaseResult(requests, node.path("failures").asLong(0), latency)
+        val example = node.path("failureExample").takeIf { it.isTextual }?.asText()
+        return PhaseResult(requests, node.path("failures").asLong(0), latency, example)
     }
 
     private fun invalid(message: String): Nothing = throw K6SummaryException(message)

@@ -1,0 +1,107 @@
+package dev.danki.operator.warmup
+
+import dev.danki.operator.kube.Keys
+import java.io.File
+import java.time.Duration
+import java.time.Instant
+import java.util.concurrent.TimeUnit
+
+/** One running k6 process. */
+class K6Process(
+    private val process: Process,
+    private val summary: File,
+    private val log: File,
+    private val request: K6Request,
+) {
+    @Volatile private var cancelled = false
+
+    /** Waits for k6 to end (at most until the deadline) and classifies the result. */
+    fun await(): K6Outcome {
+        val wait = Duration.between(Instant.now(), request.deadline).toMillis().coerceAtLeast(0)
+        val ended = process.waitFor(wait, TimeUnit.MILLISECONDS)
+        if (!ended) {
+            kill()
+            return K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, "k6 still running at the deadline; killed")
+        }
+        if (cancelled) return K6Outcome.Cancelled
+        return readSummary()
+    }
+
+    private fun readSummary(): K6Outcome {
+        val exit = process.exitValue()
+        if (exit != 0) return K6Outcome.Failed(K6_FAILED, "k6 exited with code $exit: ${logTail()}")
+        if (!summary.isFile) return K6Outcome.Failed(K6_FAILED, "k6 wrote no summary: ${logTail()}")
+        return try {
+            classify(K6SummaryParser.parse(summary.readText()), request.maxErrorRatio)
+        } catch (e: K6SummaryException) {
+            K6Outcome.Failed(K6_FAILED, e.message ?: "unreadable k6 summary")
+        }
+    }
+
+    /** Stops k6 and anything it started, now. */
+    fun cancel() {
+        cancelled = true
+        kill()
+    }
+
+    private fun kill() {
+        process.descendants().forEach { it.destroyForcibly() }
+        process.destroyForcibly()
+        process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)
+    }
+
+    fun cleanUp() {
+        summary.delete()
+        log.delete()
+    }
+
+    private fun logTail(): String = runCatching { log.readText().takeLast(LOG_TAIL).trim() }.getOrDefault("")
+
+    companion object {
+        private const val LOG_TAIL = 600
+        private const val PERCENT = 100
+        private const val KILL_WAIT_MILLIS = 2_000L
+        private const val K6_FAILED = Keys.RunConditions.REASON_K6_FAILED
+
+        /** Sorts a finished k6 run into success or one failure reason; the one place that decides. */
+        fun classify(
+            parsed: K6Summary,
+            maxErrorRatio: Double,
+        ): K6Outcome {
+            val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
+            return when {
+                parsed.stopReason == StopReason.OutOfTime -> {
+                    val message = parsed.abortMessage ?: "k6 ran out of its time budget before the warm pass ended"
+                    K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, message, parsed)
+                }
+
+                parsed.stopReason == StopReason.Aborted -> {
+                    val message = parsed.abortMessage ?: "k6 aborted the warm-up"
+                    K6Outcome.Failed(Keys.RunConditions.REASON_TOO_MANY_ERRORS, message, parsed)
+                }
+
+                ratio > maxErrorRatio -> {
+                    val message = ratioMessage(parsed, maxErrorRatio)
+                    K6Outcome.Failed(Keys.RunConditions.REASON_TOO_MANY_ERRORS, message, parsed)
+                }
+
+                parsed.cold.latency == null || parsed.warm.latency == null -> {
+                    K6Outcome.Failed(K6_FAILED, "k6 summary has no cold or warm percentiles", parsed)
+                }
+
+                else -> {
+                    K6Outcome.Completed(parsed)
+                }
+            }
+        }
+
+        private fun ratioMessage(
+            parsed: K6Summary,
+            maxErrorRatio: Double,
+        ): String {
+            val example = parsed.failureExample?.let { ", e.g. $it" } ?: ""
+            return "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
+                "(status 400 or above, or no answer$example), more than ${(maxErrorRatio * PERCENT).toInt()}%"
+        }
+    }
+}
