@@ -1,6 +1,8 @@
 package dev.danki.operator.warmup
 
 import dev.danki.operator.kube.BackoffPolicy
+import dev.danki.operator.kube.Keys
+import java.io.IOException
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
@@ -24,8 +26,10 @@ data class AttemptsResult(
 )
 
 /**
- * Runs k6 until one attempt succeeds, retrying failures (unreachable target, too many 5xx, a k6
- * crash) with back-off, and giving up when the next attempt could not finish before the deadline.
+ * Runs k6 until one attempt succeeds, retrying failures (unreachable target, too many failed requests,
+ * a k6 crash or a k6 that cannot start) with back-off, and giving up when the next attempt could not
+ * finish before the deadline. A warm-up that waited in the queue until too little time was left fails
+ * with `Timeout` without starting k6.
  */
 class WarmupAttempts(
     private val runner: K6Runner,
@@ -37,32 +41,80 @@ class WarmupAttempts(
         task: WarmupTask,
         listener: AttemptListener,
     ): AttemptsResult {
+        if (clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)) {
+            return AttemptsResult(K6Outcome.Failed(TIMEOUT, NO_TIME_LEFT), 0)
+        }
         var attempt = 0
         var first = 0L
-        var last: K6Outcome.Failed? = null
-        while (true) {
-            if (task.cancelled) return AttemptsResult(K6Outcome.Cancelled, attempt, first)
+        var final: K6Outcome? = if (task.cancelled) K6Outcome.Cancelled else null
+        while (final == null) {
             attempt++
-            // k6 first, bookkeeping after: the time to the first request is what users wait for
-            val process = runner.start(request)
-            task.process = process
-            if (task.cancelled) process.cancel()
+            val outcome = attempt(request, task, listener, attempt)
+            if (first == 0L) first = firstRequestOf(outcome)
+            final =
+                when (outcome) {
+                    is K6Outcome.Failed -> afterFailure(outcome, attempt, request, task, listener)
+                    else -> outcome
+                }
+        }
+        return AttemptsResult(final, attempt, first)
+    }
+
+    /** Null to try again after the back-off; otherwise how the warm-up ends. */
+    private fun afterFailure(
+        failure: K6Outcome.Failed,
+        attempt: Int,
+        request: K6Request,
+        task: WarmupTask,
+        listener: AttemptListener,
+    ): K6Outcome? {
+        val delay = backoff.delay(attempt)
+        if (!anotherFits(failure, delay, request.deadline)) return giveUp(failure, attempt)
+        listener.attemptFailed(attempt, failure, delay)
+        return if (task.pause(delay)) null else K6Outcome.Cancelled
+    }
+
+    /** A timeout leaves no time by definition; otherwise the next attempt must fit, back-off included. */
+    private fun anotherFits(
+        failure: K6Outcome.Failed,
+        delay: Duration,
+        deadline: Instant,
+    ): Boolean =
+        failure.reason != TIMEOUT &&
+            !clock
+                .instant()
+                .plus(delay)
+                .plus(MIN_ATTEMPT)
+                .isAfter(deadline)
+
+    /** One k6 process from start to end; a k6 that cannot start is a failed attempt like any other. */
+    private fun attempt(
+        request: K6Request,
+        task: WarmupTask,
+        listener: AttemptListener,
+        attempt: Int,
+    ): K6Outcome {
+        // k6 first, bookkeeping after: the time to the first request is what users wait for
+        val process =
+            try {
+                runner.start(request)
+            } catch (e: IOException) {
+                listener.attemptStarted(attempt)
+                return K6Outcome.Failed(Keys.RunConditions.REASON_K6_FAILED, "k6 could not start: ${e.message}")
+            }
+        task.process = process
+        if (task.cancelled) process.cancel()
+        try {
             listener.attemptStarted(attempt)
-            val outcome = process.await()
+            return process.await()
+        } catch (e: InterruptedException) {
+            // the pool is shutting down: k6 goes with it, and the worker keeps its interrupt
+            process.cancel()
+            Thread.currentThread().interrupt()
+            return K6Outcome.Cancelled
+        } finally {
             task.process = null
             process.cleanUp()
-            if (first == 0L) first = firstRequestOf(outcome)
-            when (outcome) {
-                is K6Outcome.Completed, K6Outcome.Cancelled -> return AttemptsResult(outcome, attempt, first)
-                is K6Outcome.Failed -> last = outcome
-            }
-            val delay = backoff.delay(attempt)
-            val nextStart: Instant = clock.instant().plus(delay).plus(MIN_ATTEMPT)
-            if (outcome.reason == TIMEOUT || nextStart.isAfter(request.deadline)) {
-                return AttemptsResult(giveUp(last, attempt), attempt, first)
-            }
-            listener.attemptFailed(attempt, outcome, delay)
-            if (!task.pause(delay)) return AttemptsResult(K6Outcome.Cancelled, attempt, first)
         }
     }
 
@@ -82,7 +134,8 @@ class WarmupAttempts(
     }
 
     companion object {
-        private const val TIMEOUT = "Timeout"
+        private const val TIMEOUT = Keys.RunConditions.REASON_TIMEOUT
+        private const val NO_TIME_LEFT = "queued until too little time was left before the deadline; k6 not started"
 
         /** Shortest attempt worth starting: k6 start-up plus a few seconds of requests. */
         val MIN_ATTEMPT: Duration = Duration.ofSeconds(5)

@@ -1,0 +1,147 @@
+package dev.danki.operator.warmup
+
+import io.kotest.matchers.collections.shouldContainExactly
+import io.kotest.matchers.nulls.shouldNotBeNull
+import io.kotest.matchers.shouldBe
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import java.util.Collections
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.TimeUnit
+
+/** The pool's queue: waiting, withdrawing before a start, turning away when full, and what it reports. */
+class WarmupPoolTest {
+    private val gauges = LinkedBlockingQueue<Pair<Int, Int>>()
+    private val finished = LinkedBlockingQueue<Finished>()
+    private val ran: MutableList<String> = Collections.synchronizedList(mutableListOf())
+    private lateinit var pool: WarmupPool
+
+    /** What the pool said when a task finished, and what it showed about that run at that moment. */
+    private data class Finished(
+        val runKey: String,
+        val crash: Exception?,
+        val stillRunning: Boolean,
+        val stillQueued: Boolean,
+    )
+
+    private fun pool(capacity: Int = 10) =
+        WarmupPool(1, capacity, { running, queued -> gauges += running to queued }) { task, crash ->
+            finished += Finished(task.runKey, crash, pool.isRunning(task.runKey), pool.isQueued(task.runKey))
+        }.also { pool = it }
+
+    /** Submits a run that blocks its worker until the returned latch is released. */
+    private fun blocking(runKey: String): CountDownLatch {
+        val started = CountDownLatch(1)
+        val release = CountDownLatch(1)
+        pool.submit(runKey, "ns/$runKey") {
+            ran += runKey
+            started.countDown()
+            release.await(10, TimeUnit.SECONDS)
+        } shouldBe true
+        started.await(10, TimeUnit.SECONDS) shouldBe true
+        return release
+    }
+
+    private fun quick(runKey: String) = pool.submit(runKey, "ns/$runKey") { ran += runKey }
+
+    private fun nextFinished() = finished.poll(10, TimeUnit.SECONDS).shouldNotBeNull()
+
+    @AfterEach
+    fun stop() = pool.shutdownNow()
+
+    @Test
+    fun `a queued run is withdrawn before it starts and never runs`() {
+        pool()
+        val release = blocking("a")
+        quick("b") shouldBe true
+        pool.isQueued("b") shouldBe true
+        pool.isRunning("b") shouldBe false
+        pool.queued() shouldBe 1
+        pool.withdraw("b") shouldBe true
+        pool.isQueued("b") shouldBe false
+        pool.queued() shouldBe 0
+        quick("c") shouldBe true
+        release.countDown()
+        nextFinished().runKey shouldBe "a"
+        nextFinished().runKey shouldBe "c"
+        ran shouldContainExactly listOf("a", "c")
+    }
+
+    @Test
+    fun `a run a worker already took is not withdrawn`() {
+        pool()
+        val release = blocking("a")
+        pool.isRunning("a") shouldBe true
+        pool.withdraw("a") shouldBe false
+        pool.isRunning("a") shouldBe true
+        release.countDown()
+        nextFinished().runKey shouldBe "a"
+    }
+
+    @Test
+    fun `the pool forgets a run before it reports it finished`() {
+        pool()
+        quick("a")
+        val done = nextFinished()
+        done.stillRunning shouldBe false
+        done.stillQueued shouldBe false
+        done.crash shouldBe null
+    }
+
+    @Test
+    fun `a full queue turns runs away and counts them as queued until they are withdrawn`() {
+        pool(capacity = 1)
+        val release = blocking("a")
+        quick("b") shouldBe true
+        quick("c") shouldBe false
+        pool.queued() shouldBe 2
+        gauges.last() shouldBe (1 to 2)
+        pool.withdraw("c") shouldBe true
+        pool.queued() shouldBe 1
+        gauges.last() shouldBe (1 to 1)
+        release.countDown()
+        nextFinished().runKey shouldBe "a"
+        nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `a turned-away run that gets in later stops counting as turned away`() {
+        pool(capacity = 1)
+        val release = blocking("a")
+        quick("b")
+        quick("c") shouldBe false
+        release.countDown()
+        nextFinished()
+        nextFinished()
+        quick("c") shouldBe true
+        nextFinished().runKey shouldBe "c"
+        pool.queued() shouldBe 0
+    }
+
+    @Test
+    fun `a crashing warm-up is caught at the worker boundary and the worker goes on`() {
+        pool()
+        pool.submit("a", "ns/a") { error("k6 binary vanished") }
+        val crashed = nextFinished()
+        crashed.crash?.message shouldBe "k6 binary vanished"
+        crashed.stillRunning shouldBe false
+        quick("b")
+        nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `cancelling a pod drops its queued runs except the one to keep`() {
+        pool()
+        val release = blocking("a")
+        pool.submit("ns/p-r1", "ns/p") { ran += "p-r1" }
+        pool.submit("ns/p-r2", "ns/p") { ran += "p-r2" }
+        pool.cancelPod("ns/p", keep = "ns/p-r2")
+        pool.isQueued("ns/p-r1") shouldBe false
+        pool.isQueued("ns/p-r2") shouldBe true
+        release.countDown()
+        nextFinished().runKey shouldBe "a"
+        nextFinished().runKey shouldBe "ns/p-r2"
+        ran shouldContainExactly listOf("a", "p-r2")
+    }
+}
