@@ -4,8 +4,10 @@ import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.controller.Controller
 import dev.danki.operator.controller.DeploymentReconciler
 import dev.danki.operator.controller.PodReconciler
+import dev.danki.operator.controller.RunActions
 import dev.danki.operator.controller.RunRecorder
 import dev.danki.operator.controller.WarmupJob
+import dev.danki.operator.controller.WorkItem
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.Caches
@@ -17,12 +19,16 @@ import dev.danki.operator.warmup.K6Runner
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
+import dev.danki.operator.warmup.WarmupTask
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.nio.file.Files
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
 
 /**
  * The operator's parts, wired for one client: caches, queue, reconcilers, warm-up pool and the HTTP
- * port. [watch] starts watching (every replica); [lead] starts acting (the leader only).
+ * port. [watch] starts watching (every replica); [lead] starts acting (the leader only) once the
+ * caches have synced.
  */
 class Operator(
     config: OperatorConfig,
@@ -30,37 +36,35 @@ class Operator(
     metrics: WarmupMetrics = WarmupMetrics(),
 ) {
     val caches = Caches(client, config.watchNamespaces)
-    private val controller = Controller(caches, config.reconcileWorkers)
-    private val pool = WarmupPool(config.concurrency, config.queueCapacity, metrics::poolChanged)
+    private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
+    private val pool = WarmupPool(config.concurrency, config.queueCapacity, metrics::poolChanged, ::warmupFinished)
     val http = HttpEndpoints(config.httpPort, metrics) { caches.hasSynced() }
+    private val deployments: DeploymentReconciler
+    private val pods: PodReconciler
+    private var synced: CompletableFuture<Void>? = null
 
     init {
         val events = EventRecorder(client, config.identity)
         val runs = RunStore(client)
-        val recorder = RunRecorder(runs, PodGate(client), events, metrics, caches)
+        val gate = PodGate(client, metrics::gatePatched)
+        val recorder = RunRecorder(runs, gate, events, metrics, caches)
         val runner = K6Runner(config.k6Binary, config.k6Script, Files.createTempDirectory("danki-k6"))
-        val job = WarmupJob(config, WarmupAttempts(runner), recorder, events, controller::enqueuePod)
-        controller.deployments =
-            DeploymentReconciler(
-                caches,
-                TemplateGate(client),
-                events,
-                metrics,
-                PlanParser(config.defaultFailurePolicy),
-                controller::enqueuePod,
-            )
-        controller.pods = PodReconciler(config, caches, runs, PodGate(client), recorder, pool, job)
+        val job = WarmupJob(config, WarmupAttempts(runner), recorder, events)
+        val parser = PlanParser(config.defaultFailurePolicy)
+        val template = TemplateGate(client)
+        deployments = DeploymentReconciler(caches, template, events, metrics, parser, controller::enqueuePod)
+        pods = PodReconciler(config, caches, recorder, pool, RunActions(runs, gate, recorder, pool, job))
     }
 
     /** Serves HTTP and fills the caches. */
     fun watch() {
         http.start()
-        controller.watch()
-        caches.start()
+        controller.watch(caches)
+        synced = caches.start()
     }
 
-    /** Starts reconciling: call once this replica leads. */
-    fun lead() = controller.start()
+    /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
+    fun lead() = controller.startWhen(checkNotNull(synced) { "watch() first" })
 
     /** Stops everything; every k6 process is killed before this returns. */
     fun stop() {
@@ -68,5 +72,26 @@ class Operator(
         pool.shutdownNow()
         caches.stop()
         http.stop()
+    }
+
+    private fun reconcile(item: WorkItem): Duration? =
+        when (item.kind) {
+            WorkItem.Kind.DEPLOYMENT -> null.also { deployments.reconcile(item.namespace, item.name) }
+            WorkItem.Kind.POD -> pods.reconcile(item.namespace, item.name)
+        }
+
+    private fun exists(item: WorkItem): Boolean =
+        when (item.kind) {
+            WorkItem.Kind.DEPLOYMENT -> caches.deployments.get(item.namespace, item.name) != null
+            WorkItem.Kind.POD -> caches.pods.get(item.namespace, item.name) != null
+        }
+
+    /** The pool forgot the task before calling: the next reconcile of the pod sees its warm-up over. */
+    private fun warmupFinished(
+        task: WarmupTask,
+        crash: Exception?,
+    ) {
+        val (namespace, name) = task.podKey.split('/', limit = 2)
+        if (crash == null) controller.enqueuePod(namespace, name) else controller.requeuePodLater(namespace, name)
     }
 }

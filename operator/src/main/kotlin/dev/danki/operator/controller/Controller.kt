@@ -11,6 +11,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import org.slf4j.LoggerFactory
 import java.io.IOException
+import java.time.Duration
+import java.util.concurrent.CancellationException
+import java.util.concurrent.CompletionStage
 
 /** A queued object: a Deployment or a pod, by namespace and name. */
 data class WorkItem(
@@ -22,22 +25,27 @@ data class WorkItem(
 }
 
 /**
- * Feeds informer events into one keyed work queue and drains it with a few workers. Workers never
- * block on k6. A failed reconcile is logged with whether it looked transient, and requeued with capped
- * back-off either way: giving up on a pod would leave it gated.
+ * Feeds informer events into one keyed work queue and drains it with a few workers, once the caches
+ * they read have synced. Workers never block on k6. A failed reconcile is logged with whether it
+ * looked transient, and requeued with capped back-off either way: giving up on a pod would leave it
+ * gated. Only the reconciled object being gone ends its retries.
  */
 class Controller(
-    private val caches: Caches,
     private val workers: Int,
+    /** Handles one item; returns when to look again, or null. */
+    private val reconcile: (WorkItem) -> Duration?,
+    /** Whether the item's object is still in the informer cache. */
+    private val exists: (WorkItem) -> Boolean,
 ) {
     private val log = LoggerFactory.getLogger(Controller::class.java)
     val queue = WorkQueue<WorkItem>("reconcile")
-    lateinit var deployments: DeploymentReconciler
-    lateinit var pods: PodReconciler
     private val threads = mutableListOf<Thread>()
 
+    /** True once the workers run. */
+    val started: Boolean get() = synchronized(threads) { threads.isNotEmpty() }
+
     /** Registers the informer handlers; events queue work even before this replica leads. */
-    fun watch() {
+    fun watch(caches: Caches) {
         caches.deployments.addHandler(handler { d: Deployment -> enqueue(WorkItem.Kind.DEPLOYMENT, d) })
         caches.pods.addHandler(handler { p: Pod -> if (PodGate.hasGate(p)) enqueue(WorkItem.Kind.POD, p) })
         caches.runs.addHandler(
@@ -47,16 +55,31 @@ class Controller(
         )
     }
 
-    /** Starts the workers; called when this replica becomes leader (or at once without election). */
-    fun start() {
-        repeat(workers) { i ->
-            threads +=
-                Thread({ work() }, "reconcile-$i").apply {
-                    isDaemon = true
-                    start()
-                }
+    /**
+     * Starts the workers once [synced] completes (the informer caches are full): a pod reconciled
+     * before its Deployment or its WarmupRun is in the cache would be decided on a wrong picture.
+     */
+    fun startWhen(synced: CompletionStage<*>) {
+        synced.whenComplete { _, error ->
+            if (error != null) {
+                log.atError().setCause(error).log("informer caches did not sync: not reconciling")
+            } else {
+                start()
+            }
         }
     }
+
+    private fun start() =
+        synchronized(threads) {
+            if (threads.isNotEmpty()) return
+            repeat(workers) { i ->
+                threads +=
+                    Thread({ work() }, "reconcile-$i").apply {
+                        isDaemon = true
+                        start()
+                    }
+            }
+        }
 
     fun stop() = queue.shutdown()
 
@@ -64,6 +87,12 @@ class Controller(
         namespace: String,
         name: String,
     ) = queue.add(WorkItem(WorkItem.Kind.POD, namespace, name))
+
+    /** Queues a pod after a back-off that grows with each consecutive failure (e.g. a crashed warm-up). */
+    fun requeuePodLater(
+        namespace: String,
+        name: String,
+    ) = queue.addRateLimited(WorkItem(WorkItem.Kind.POD, namespace, name))
 
     private fun enqueue(
         kind: WorkItem.Kind,
@@ -74,13 +103,11 @@ class Controller(
         while (true) {
             val item = queue.take() ?: return
             try {
-                val again =
-                    when (item.kind) {
-                        WorkItem.Kind.DEPLOYMENT -> null.also { deployments.reconcile(item.namespace, item.name) }
-                        WorkItem.Kind.POD -> pods.reconcile(item.namespace, item.name)
-                    }
+                val again = reconcile(item)
                 queue.forget(item)
                 if (again != null) queue.addAfter(item, again)
+            } catch (e: CancellationException) {
+                throw e
             } catch (e: KubernetesClientException) {
                 handleFailure(item, e, isRecoverable(e))
             } catch (e: IOException) {
@@ -101,17 +128,17 @@ class Controller(
         e: Exception,
         recoverable: Boolean,
     ) {
+        val gone = isDone(e, exists(item))
         log
             .atWarn()
             .addKeyValue("kind", item.kind)
             .addKeyValue("namespace", item.namespace)
             .addKeyValue("name", item.name)
             .addKeyValue("recoverable", recoverable)
+            .addKeyValue("objectGone", gone)
             .setCause(e)
             .log("reconcile failed")
-        // not-found is done: the object is gone and its informer delete event will follow
-        if (e is KubernetesClientException && e.code == NOT_FOUND) return
-        queue.addRateLimited(item)
+        if (!gone) queue.addRateLimited(item)
     }
 
     private fun <T : HasMetadata> handler(onEvent: (T) -> Unit) =
@@ -138,5 +165,14 @@ class Controller(
         /** Transient: I/O (code 0), conflicts, throttling and server errors; the rest is a bug or bad input. */
         fun isRecoverable(e: KubernetesClientException): Boolean =
             e.code == 0 || e.code == CONFLICT || e.code == TOO_MANY || e.code >= SERVER_ERROR
+
+        /**
+         * A failed reconcile is done only when its own object is gone: a 404 from a write to another
+         * object (a WarmupRun deleted meanwhile, a missing CRD) must be retried, or the pod stays gated.
+         */
+        fun isDone(
+            e: Exception,
+            objectExists: Boolean,
+        ): Boolean = e is KubernetesClientException && e.code == NOT_FOUND && !objectExists
     }
 }

@@ -12,27 +12,26 @@ import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
-import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
 
-/** The body of one warm-up on the pool: k6 attempts, then the result recorded. Runs off the reconcile workers. */
+/**
+ * The body of one warm-up on the pool: k6 attempts, then the result recorded. Runs off the reconcile
+ * workers; the pool requeues the pod once the job is over, so the next reconcile sees it finished.
+ */
 class WarmupJob(
     private val config: OperatorConfig,
     private val attempts: WarmupAttempts,
     private val recorder: RunRecorder,
     private val events: EventRecorder,
-    private val requeue: (namespace: String, pod: String) -> Unit,
 ) {
     private val log = LoggerFactory.getLogger(WarmupJob::class.java)
 
     /** What the reconciler hands over; [status] is this run's status, owned by the job from here on. */
     data class Input(
-        val pod: Pod,
-        val runName: String,
-        val deployment: String,
+        val ref: RunRef,
         val plan: WarmupPlan,
         val deadline: Instant,
         val readySeenAt: Instant,
@@ -43,31 +42,28 @@ class WarmupJob(
         task: WarmupTask,
         input: Input,
     ) {
-        val pod = input.pod
-        val ns = pod.metadata.namespace
+        val pod = input.ref.pod
         val status = input.status
         val request =
             K6Request(
-                runName = "$ns.${input.runName}",
+                runName = "${input.ref.namespace}.${input.ref.runName}",
                 baseUrl = status.target ?: "http://${pod.status.podIP}:${input.plan.port}",
                 plan = input.plan,
                 deadline = input.deadline,
                 maxErrorRatio = config.maxErrorRatio,
             )
         status.phase = WarmupRun.PHASE_RUNNING
-        status.startTime = RunRecorder.precise(Instant.now())
+        status.startTime = RunStatuses.precise(Instant.now())
         try {
             record(input, attempts.run(request, task, Listener(input)))
         } catch (e: KubernetesClientException) {
-            // the result is kept in memory; the requeue below publishes it again
+            // the result is kept in memory; the reconcile after this job publishes it again
             log
                 .atWarn()
-                .addKeyValue("namespace", ns)
+                .addKeyValue("namespace", input.ref.namespace)
                 .addKeyValue("pod", pod.metadata.name)
                 .setCause(e)
                 .log("warm-up result not fully recorded")
-        } finally {
-            requeue(ns, pod.metadata.name)
         }
     }
 
@@ -75,10 +71,9 @@ class WarmupJob(
         input: Input,
         result: AttemptsResult,
     ) {
-        val pod = input.pod
+        val ref = input.ref
         val status = input.status
-        val ref = RunRef(pod, input.runName, input.deployment, input.plan.failurePolicy)
-        val log = log.atInfo().addKeyValue("namespace", pod.metadata.namespace).addKeyValue("pod", pod.metadata.name)
+        val log = log.atInfo().addKeyValue("namespace", ref.namespace).addKeyValue("pod", ref.pod.metadata.name)
         when (val outcome = result.outcome) {
             is K6Outcome.Completed -> {
                 // to the first attempt: a retry after a not-yet-listening target is not reaction time
@@ -93,6 +88,7 @@ class WarmupJob(
             }
 
             is K6Outcome.Failed -> {
+                status.attempts = result.attempts
                 recorder.failed(ref, status, outcome.reason, outcome.message)
                 log.addKeyValue("reason", outcome.reason).addKeyValue("message", outcome.message).log("warm-up failed")
             }
@@ -113,7 +109,7 @@ class WarmupJob(
             if (attempt == 1) {
                 val plan = input.plan
                 events.normal(
-                    input.pod,
+                    input.ref.pod,
                     Keys.EventReasons.WARMUP_STARTED,
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
                         "warm-up at ${plan.warmupRate}/s (at most ${plan.maxWarmupRequests}), " +
@@ -132,8 +128,8 @@ class WarmupJob(
             writeProgress(input, input.status)
             log
                 .atWarn()
-                .addKeyValue("namespace", input.pod.metadata.namespace)
-                .addKeyValue("pod", input.pod.metadata.name)
+                .addKeyValue("namespace", input.ref.namespace)
+                .addKeyValue("pod", input.ref.pod.metadata.name)
                 .addKeyValue("attempt", attempt)
                 .addKeyValue("reason", failure.reason)
                 .addKeyValue("message", failure.message)
@@ -146,13 +142,13 @@ class WarmupJob(
         status: WarmupRunStatus,
     ) {
         try {
-            recorder.progress(input.pod.metadata.namespace, input.runName, status)
+            recorder.progress(input.ref.namespace, input.ref.runName, status)
         } catch (e: KubernetesClientException) {
             // progress is informational; the final status is what must land, and it is retried
             log
                 .atWarn()
-                .addKeyValue("namespace", input.pod.metadata.namespace)
-                .addKeyValue("run", input.runName)
+                .addKeyValue("namespace", input.ref.namespace)
+                .addKeyValue("run", input.ref.runName)
                 .setCause(e)
                 .log("run progress not written")
         }

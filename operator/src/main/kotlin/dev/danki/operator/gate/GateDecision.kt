@@ -16,8 +16,10 @@ data class PodFacts(
     val runPhase: String?,
     /** A WarmupRun exists for an earlier restart count: the containers restarted since. */
     val olderRunExists: Boolean,
-    /** This operator process is running or queueing the pod's warm-up right now. */
-    val activeHere: Boolean,
+    /** This operator process runs the pod's warm-up right now (k6 attempts under way). */
+    val runningHere: Boolean,
+    /** The pod's warm-up waits in this process's queue for a free slot. */
+    val queuedHere: Boolean,
     /** The Deployment's annotations are invalid. */
     val invalidConfig: Boolean,
     /** ContainersReady plus the timeout lies in the past. */
@@ -50,7 +52,7 @@ enum class GateDecision {
     /** The annotations are invalid: fail the run and apply the failure policy. */
     FAIL_INVALID_CONFIG,
 
-    /** The pod's timeout passed with no result (e.g. queued too long): apply the failure policy. */
+    /** The pod's timeout passed with no result (e.g. queued too long): withdraw it, apply the failure policy. */
     FAIL_TIMEOUT,
 
     /** Create or restart the WarmupRun and queue the warm-up. */
@@ -76,10 +78,18 @@ enum class GateDecision {
         private fun decideOpen(facts: PodFacts): GateDecision =
             with(facts) {
                 when {
-                    activeHere -> IN_PROGRESS
+                    // a queued warm-up has no deadline of its own: the reconciler must end it
+                    queuedHere && deadlinePassed -> FAIL_TIMEOUT
+
+                    // a running one stops itself at the deadline, and its result is published
+                    runningHere || queuedHere -> IN_PROGRESS
+
                     !containersReady || !hasPodIP -> WAIT
+
                     invalidConfig -> FAIL_INVALID_CONFIG
+
                     deadlinePassed -> FAIL_TIMEOUT
+
                     else -> START
                 }
             }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation
 import io.fabric8.kubernetes.client.dsl.Resource
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer
+import java.util.concurrent.CompletableFuture
 import java.util.function.Function
 
 /** One informer per watched namespace (or one for all namespaces), read as a single cache. */
@@ -24,8 +25,6 @@ class Cache<T : HasMetadata>(
         key: String,
     ): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
 
-    fun list(): List<T> = informers.flatMap { it.indexer.list() }
-
     fun hasSynced(): Boolean = informers.all { it.hasSynced() }
 
     fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
@@ -35,7 +34,12 @@ class Cache<T : HasMetadata>(
         keys: (T) -> List<String>,
     ) = informers.forEach { it.addIndexers(mapOf(index to Function<T, List<String>> { t -> keys(t) })) }
 
-    fun start() = informers.forEach { it.start() }
+    /** Starts every informer; completes once each has listed its objects and watches. */
+    @Suppress("SpreadOperator") // a one-time copy of a handful of futures
+    fun start(): CompletableFuture<Void> {
+        val started = informers.map { it.start().toCompletableFuture() }
+        return CompletableFuture.allOf(*started.toTypedArray())
+    }
 
     fun stop() = informers.forEach { it.stop() }
 }
@@ -59,11 +63,11 @@ class Caches(
         runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
     }
 
-    fun start() {
-        deployments.start()
-        pods.start()
-        runs.start()
-    }
+    /**
+     * Starts the informers; the future completes once all three caches are full (what /readyz reports
+     * as [hasSynced]), and fails if one of them could not start (e.g. the WarmupRun CRD is missing).
+     */
+    fun start(): CompletableFuture<Void> = CompletableFuture.allOf(deployments.start(), pods.start(), runs.start())
 
     fun stop() {
         deployments.stop()

@@ -30,7 +30,8 @@ class GateDecisionTest {
                 gateTrue = null,
                 runPhase = null,
                 olderRunExists = false,
-                activeHere = false,
+                runningHere = false,
+                queuedHere = false,
                 invalidConfig = false,
                 deadlinePassed = false,
             )
@@ -88,13 +89,33 @@ class GateDecisionTest {
                 ),
                 row(
                     "running here is in progress",
-                    ready.copy(runPhase = "Running", activeHere = true),
+                    ready.copy(runPhase = "Running", runningHere = true),
+                    GateDecision.IN_PROGRESS,
+                ),
+                row(
+                    "running here past the deadline waits for k6, which stops itself at the deadline",
+                    ready.copy(runPhase = "Running", runningHere = true, deadlinePassed = true),
                     GateDecision.IN_PROGRESS,
                 ),
                 row(
                     "queued here is in progress",
-                    ready.copy(runPhase = "Pending", activeHere = true),
+                    ready.copy(runPhase = "Pending", queuedHere = true),
                     GateDecision.IN_PROGRESS,
+                ),
+                row(
+                    "queued here past the deadline is withdrawn and fails",
+                    ready.copy(runPhase = "Pending", queuedHere = true, deadlinePassed = true),
+                    GateDecision.FAIL_TIMEOUT,
+                ),
+                row(
+                    "queued here past the deadline fails even if its containers are no longer ready",
+                    ready.copy(runPhase = "Pending", queuedHere = true, deadlinePassed = true, containersReady = false),
+                    GateDecision.FAIL_TIMEOUT,
+                ),
+                row(
+                    "turned away by a full queue past the deadline fails",
+                    ready.copy(runPhase = "Pending", deadlinePassed = true),
+                    GateDecision.FAIL_TIMEOUT,
                 ),
                 row("containers not ready waits", ready.copy(containersReady = false), GateDecision.WAIT),
                 row("no pod IP waits", ready.copy(hasPodIP = false), GateDecision.WAIT),

@@ -1,0 +1,134 @@
+package dev.danki.operator.controller
+
+import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.gate.PodGate
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.RunStore
+import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
+import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.warmup.PlanResult
+import dev.danki.operator.warmup.WarmupPlan
+import dev.danki.operator.warmup.WarmupPool
+import io.fabric8.kubernetes.api.model.Pod
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.time.Instant
+
+/** Everything the pod reconciler gathered about one pod and the run for its current restart count. */
+data class RunContext(
+    val pod: Pod,
+    val runName: String,
+    val deployment: String,
+    val plan: PlanResult,
+    val deadline: Instant,
+    val restarts: Int,
+    val cachedRun: WarmupRun?,
+) {
+    val podKey: String get() = "${pod.metadata.namespace}/${pod.metadata.name}"
+    val runKey: String get() = "${pod.metadata.namespace}/$runName"
+
+    val spec: WarmupRunSpec
+        get() =
+            WarmupRunSpec().apply {
+                podName = pod.metadata.name
+                podUid = pod.metadata.uid
+                deployment = this@RunContext.deployment.ifEmpty { null }
+                restartCount = restarts
+                failurePolicy = plan.failurePolicy.value
+                timeoutSeconds = (plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT).seconds
+            }
+
+    val ref: RunRef get() = RunRef(pod, runName, spec)
+}
+
+/** The writes behind the pod reconciler's decisions: start a warm-up, fail a run, release or reset a gate. */
+class RunActions(
+    private val runs: RunStore,
+    private val gate: PodGate,
+    private val recorder: RunRecorder,
+    private val pool: WarmupPool,
+    private val job: WarmupJob,
+) {
+    private val log = LoggerFactory.getLogger(RunActions::class.java)
+
+    fun release(ctx: RunContext) {
+        pool.cancelPod(ctx.podKey)
+        gate.write(ctx.pod, GateCondition(true, Keys.GateReasons.WARMUP_DISABLED, DISABLED_MESSAGE))
+    }
+
+    fun resetAfterRestart(ctx: RunContext) {
+        val message = "restart count ${ctx.restarts}: warming again"
+        gate.write(ctx.pod, GateCondition(false, Keys.GateReasons.CONTAINER_RESTARTED, message))
+    }
+
+    /** Creates (or resets) the run, shown Pending, and queues its warm-up; returns when to look again. */
+    fun start(
+        ctx: RunContext,
+        readySeenAt: Instant,
+    ): Duration? {
+        val pod = ctx.pod
+        val plan = ctx.plan.plan ?: return null
+        val status = baseStatus(ctx, WarmupRun.PHASE_PENDING)
+        status.target = "http://${pod.status.podIP}:${plan.port}"
+        // the record first, so the job's status writes always find it; the run shows Pending while queued
+        if (ctx.cachedRun == null) {
+            runs.create(pod, ctx.runName, ctx.spec, status)
+        } else {
+            recorder.progress(pod.metadata.namespace, ctx.runName, status)
+        }
+        val input = WarmupJob.Input(ctx.ref, plan, ctx.deadline, readySeenAt, status)
+        if (!pool.submit(ctx.runKey, ctx.podKey) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
+        log
+            .atInfo()
+            .addKeyValue("namespace", pod.metadata.namespace)
+            .addKeyValue("pod", pod.metadata.name)
+            .addKeyValue("run", ctx.runName)
+            .addKeyValue("target", status.target)
+            .log("warm-up queued")
+        return untilDeadline(ctx.deadline)
+    }
+
+    /** Fails a run whose timeout passed: a queued one leaves the queue first and never starts k6. */
+    fun failTimeout(ctx: RunContext): Duration? {
+        val wasQueued = pool.isQueued(ctx.runKey)
+        // a worker took it a moment ago: it fails itself on the deadline, so wait for its result
+        if (!pool.withdraw(ctx.runKey)) return untilDeadline(ctx.deadline)
+        val why = if (wasQueued) "queued until the deadline; k6 never started" else "no result within the timeout"
+        fail(ctx, Keys.RunConditions.REASON_TIMEOUT, why)
+        return null
+    }
+
+    /** Fails the run (creating its record if needed) and applies the failure policy. */
+    fun fail(
+        ctx: RunContext,
+        reason: String,
+        why: String,
+    ) {
+        recorder.failed(ctx.ref, baseStatus(ctx, WarmupRun.PHASE_FAILED), reason, why)
+    }
+
+    private fun baseStatus(
+        ctx: RunContext,
+        phase: String,
+    ) = WarmupRunStatus().apply {
+        this.phase = phase
+        podName = ctx.pod.metadata.name
+        podIP = ctx.pod.status?.podIP
+        deadline = RunStatuses.stamp(ctx.deadline)
+        attempts = 0
+    }
+
+    companion object {
+        private const val DISABLED_MESSAGE = "warm-up disabled on the Deployment"
+
+        /** Look again just after a deadline, to fail a pod that is still waiting. */
+        private val DEADLINE_SLACK: Duration = Duration.ofSeconds(1)
+
+        /** A full warm-up queue drains at k6 speed; seconds, not milliseconds. */
+        private val QUEUE_FULL_RETRY: Duration = Duration.ofSeconds(5)
+
+        fun untilDeadline(deadline: Instant): Duration =
+            Duration.between(Instant.now(), deadline).plus(DEADLINE_SLACK).coerceAtLeast(DEADLINE_SLACK)
+    }
+}

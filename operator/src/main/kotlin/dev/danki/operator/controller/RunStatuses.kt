@@ -1,0 +1,122 @@
+package dev.danki.operator.controller
+
+import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.LatencyPercentiles
+import dev.danki.operator.kube.RequestCounts
+import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
+import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.warmup.FailurePolicy
+import dev.danki.operator.warmup.K6Summary
+import dev.danki.operator.warmup.Percentiles
+import io.fabric8.kubernetes.api.model.ConditionBuilder
+import io.fabric8.kubernetes.api.model.Pod
+import java.time.Duration
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+import java.util.Locale
+
+/** Which run of which pod, and the spec it was created with (Deployment, failure policy, timeout). */
+data class RunRef(
+    val pod: Pod,
+    val runName: String,
+    val spec: WarmupRunSpec,
+) {
+    val namespace: String get() = pod.metadata.namespace
+    val deployment: String get() = spec.deployment ?: ""
+    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+}
+
+/** A run's final status and the spec whose failure policy turns it into a gate decision. */
+data class FinalResult(
+    val status: WarmupRunStatus,
+    val spec: WarmupRunSpec,
+) {
+    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+
+    /** The pod's gate condition this result stands for. */
+    fun gate(): GateCondition =
+        when {
+            status.phase == WarmupRun.PHASE_SUCCEEDED -> {
+                GateCondition(true, Keys.GateReasons.WARMED_UP, status.message ?: "warmed up")
+            }
+
+            policy == FailurePolicy.OPEN -> {
+                GateCondition(true, Keys.GateReasons.WARMUP_FAILED_OPEN, "${status.reason}: ${status.message}")
+            }
+
+            else -> {
+                GateCondition(false, Keys.GateReasons.WARMUP_FAILED, "${status.reason}: ${status.message}")
+            }
+        }
+}
+
+/** How WarmupRun statuses, conditions and the one-line cold → warm table are written. */
+object RunStatuses {
+    /** Hundredths of a millisecond are below any latency k6 can resolve. */
+    private const val HUNDREDTHS = 100.0
+    private const val MILLIS = 1_000.0
+
+    fun stamp(instant: Instant): String = instant.truncatedTo(ChronoUnit.SECONDS).toString()
+
+    /** Start and completion keep milliseconds, so short runs get a meaningful duration. */
+    fun precise(instant: Instant): String = instant.truncatedTo(ChronoUnit.MILLIS).toString()
+
+    fun condition(
+        ok: Boolean,
+        reason: String,
+        message: String,
+        at: Instant,
+    ) = ConditionBuilder()
+        .withType(Keys.RunConditions.COMPLETED)
+        .withStatus(if (ok) "True" else "False")
+        .withReason(reason)
+        .withMessage(message)
+        .withLastTransitionTime(stamp(at))
+        .build()
+
+    fun requests(summary: K6Summary) =
+        RequestCounts().apply {
+            cold = summary.cold.requests
+            warmup = summary.warmup.requests
+            warm = summary.warm.requests
+            total = summary.totalRequests
+            failed = summary.totalFailures
+        }
+
+    fun percentiles(p: Percentiles) =
+        LatencyPercentiles().apply {
+            p25 = round(p.p25)
+            p50 = round(p.p50)
+            p75 = round(p.p75)
+            p90 = round(p.p90)
+            p95 = round(p.p95)
+        }
+
+    /** Wall time from the status' start to its completion, in seconds; null while either is missing. */
+    fun seconds(status: WarmupRunStatus): Double? {
+        val start = status.startTime ?: return null
+        val end = status.completionTime ?: return null
+        return Duration.between(Instant.parse(start), Instant.parse(end)).toMillis() / MILLIS
+    }
+
+    fun ms(value: Double?) = value?.let { String.format(Locale.ROOT, "%.1fms", it) } ?: "n/a"
+
+    /** The gate message: `cold p95 347.1ms -> warm p95 1.4ms`. */
+    fun coldToWarm(summary: K6Summary): String {
+        val cold = ms(summary.cold.latency?.p95)
+        return "cold p95 $cold -> warm p95 ${ms(summary.warm.latency?.p95)}"
+    }
+
+    /** One line: `p25/p50/p75/p90/p95 cold 12/15/20/40/80ms -> warm 2/2/3/4/5ms (...)`. */
+    fun table(summary: K6Summary): String {
+        fun row(p: Percentiles?) = p?.asMap()?.values?.joinToString("/") { oneDecimal(it) } ?: "n/a"
+        return "p25/p50/p75/p90/p95 cold ${row(summary.cold.latency)}ms -> warm ${row(summary.warm.latency)}ms " +
+            "(${summary.totalRequests} requests, warm-up stopped: ${summary.stopReason})"
+    }
+
+    private fun round(value: Double) = Math.round(value * HUNDREDTHS) / HUNDREDTHS
+
+    private fun oneDecimal(value: Double) = String.format(Locale.ROOT, "%.1f", value)
+}
