@@ -6,6 +6,7 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.PlanParser
+import dev.danki.operator.warmup.WarmupSwitch
 import org.slf4j.LoggerFactory
 
 /**
@@ -33,24 +34,15 @@ class DeploymentReconciler(
             return
         }
         val annotations = deployment.metadata.annotations.orEmpty()
-        val value = annotations[Keys.Annotations.WARMUP]
-        val optedIn = value == Keys.Annotations.ENABLED
-        if (value != null && !optedIn && value != DISABLED) {
-            events.warningOnce(
-                deployment,
-                Keys.EventReasons.INVALID_CONFIG,
-                "${Keys.Annotations.WARMUP}=\"$value\": expected enabled or disabled",
-            )
-        }
-        if (optedIn) {
+        val switch = WarmupSwitch.of(annotations)
+        if (switch == WarmupSwitch.ENABLED || switch == WarmupSwitch.INVALID) {
             val problems = parser.parse(annotations, deployment.spec?.template?.spec).problems
             if (problems.isNotEmpty()) {
                 events.warningOnce(deployment, Keys.EventReasons.INVALID_CONFIG, problems.joinToString("; "))
             }
-        } else {
-            metrics.deploymentGone(namespace, name)
         }
-        val change = template.changeFor(deployment, optedIn)
+        if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name)
+        val change = template.changeFor(deployment, switch)
         if (change != TemplateGate.Change.NONE) {
             template.apply(deployment, change)
             log
@@ -61,9 +53,5 @@ class DeploymentReconciler(
                 .log("pod template updated")
         }
         caches.podsOf(namespace, name).forEach { enqueuePod(namespace, it.metadata.name) }
-    }
-
-    companion object {
-        const val DISABLED = "disabled"
     }
 }

@@ -3,13 +3,15 @@ package dev.danki.operator.gate
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.ServerSideApply
+import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
 
 /**
  * Puts the `danki.dev/warmup` label and the `danki.dev/warmed` readiness gate on a Deployment's pod
- * template with server-side apply (field manager `danki`), and takes them off again by applying an
- * empty configuration, which drops exactly the fields danki owns.
+ * template with server-side apply (field manager `danki`), and takes them off again. `readinessGates`
+ * is an atomic list, so danki applies the user's own gates along with its gate, owns the list from
+ * then on, and on opt-out applies the user's gates alone (or nothing, when there are none).
  */
 class TemplateGate(
     private val client: KubernetesClient,
@@ -21,15 +23,23 @@ class TemplateGate(
 
     fun changeFor(
         deployment: Deployment,
-        optedIn: Boolean,
+        switch: WarmupSwitch,
     ): Change =
-        when {
+        when (switch) {
             // a template that already carries the gate (danki's or the user's) needs no patch
-            optedIn && !hasGate(deployment) -> Change.ADD
+            WarmupSwitch.ENABLED -> {
+                if (hasGate(deployment)) Change.NONE else Change.ADD
+            }
 
-            !optedIn && managesTemplate(deployment) -> Change.REMOVE
+            WarmupSwitch.DISABLED, WarmupSwitch.ABSENT -> {
+                val leftovers = hasGate(deployment) || hasLabel(deployment)
+                if (managesTemplate(deployment) && leftovers) Change.REMOVE else Change.NONE
+            }
 
-            else -> Change.NONE
+            // a typo must not roll the Deployment either way: the Warning Event asks for a fix
+            WarmupSwitch.INVALID -> {
+                Change.NONE
+            }
         }
 
     fun apply(
@@ -39,8 +49,8 @@ class TemplateGate(
         val body =
             when (change) {
                 Change.NONE -> return
-                Change.ADD -> addConfiguration(deployment)
-                Change.REMOVE -> emptyConfiguration(deployment)
+                Change.ADD -> templateConfiguration(deployment, userGates(deployment) + Keys.GATE_CONDITION, true)
+                Change.REMOVE -> removeConfiguration(deployment)
             }
         client
             .apps()
@@ -50,30 +60,28 @@ class TemplateGate(
             .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
     }
 
-    private fun addConfiguration(deployment: Deployment): Map<String, Any> {
-        // readinessGates is an atomic list: apply the user's gates too, so taking ownership keeps them
-        val gates =
-            deployment.spec
-                ?.template
-                ?.spec
-                ?.readinessGates
-                .orEmpty()
-                .map { it.conditionType }
-                .filter { it != Keys.GATE_CONDITION } + Keys.GATE_CONDITION
-        return emptyConfiguration(deployment) +
-            mapOf(
-                "spec" to
-                    mapOf(
-                        "template" to
-                            mapOf(
-                                "metadata" to mapOf("labels" to mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE)),
-                                "spec" to mapOf("readinessGates" to gates.map { mapOf("conditionType" to it) }),
-                            ),
-                    ),
-            )
+    /** Drops danki's label and gate; the user's other gates stay (danki keeps owning that list). */
+    private fun removeConfiguration(deployment: Deployment): Map<String, Any> {
+        val others = userGates(deployment)
+        return if (others.isEmpty()) identity(deployment) else templateConfiguration(deployment, others, false)
     }
 
-    private fun emptyConfiguration(deployment: Deployment): Map<String, Any> =
+    private fun templateConfiguration(
+        deployment: Deployment,
+        gates: List<String>,
+        withLabel: Boolean,
+    ): Map<String, Any> {
+        val template =
+            mapOf("spec" to mapOf("readinessGates" to gates.map { mapOf("conditionType" to it) })) +
+                if (withLabel) {
+                    mapOf("metadata" to mapOf("labels" to mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE)))
+                } else {
+                    emptyMap()
+                }
+        return identity(deployment) + mapOf("spec" to mapOf("template" to template))
+    }
+
+    private fun identity(deployment: Deployment): Map<String, Any> =
         mapOf(
             "apiVersion" to "apps/v1",
             "kind" to "Deployment",
@@ -81,13 +89,18 @@ class TemplateGate(
         )
 
     companion object {
-        fun hasGate(deployment: Deployment) =
+        private fun gatesOf(deployment: Deployment) =
             deployment.spec
                 ?.template
                 ?.spec
                 ?.readinessGates
                 .orEmpty()
-                .any { it.conditionType == Keys.GATE_CONDITION }
+                .map { it.conditionType }
+
+        /** The template's readiness gates other than danki's. */
+        fun userGates(deployment: Deployment) = gatesOf(deployment).filter { it != Keys.GATE_CONDITION }
+
+        fun hasGate(deployment: Deployment) = Keys.GATE_CONDITION in gatesOf(deployment)
 
         fun hasLabel(deployment: Deployment) =
             deployment.spec

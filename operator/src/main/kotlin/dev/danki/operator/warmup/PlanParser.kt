@@ -34,9 +34,25 @@ class PlanParser(
         annotations: Map<String, String>,
         podSpec: PodSpec?,
     ): PlanResult {
+        val fields = Fields(annotations)
+        if (WarmupSwitch.of(annotations) == WarmupSwitch.INVALID) {
+            val value = annotations.getValue(Annotations.WARMUP)
+            fields.problems += ConfigProblem(Annotations.WARMUP, value, SWITCH_EXPECTED)
+        }
+        val policy = fields.read(Annotations.FAILURE_POLICY, defaultPolicy, POLICY_EXPECTED) { FailurePolicy.parse(it) }
+        val port = resolvePort(annotations[Annotations.PORT], podSpec, fields.problems)
+        val plan = planOf(fields, port ?: 0, policy)
+        return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
+    }
+
+    /** The annotations being read, and every problem found in them so far. */
+    private class Fields(
+        private val annotations: Map<String, String>,
+    ) {
         val problems = mutableListOf<ConfigProblem>()
 
-        fun <T> field(
+        /** The parsed value of [key], or [default] when it is absent or (noted as a problem) invalid. */
+        fun <T> read(
             key: String,
             default: T,
             expected: String,
@@ -45,37 +61,36 @@ class PlanParser(
             val raw = annotations[key] ?: return default
             return parse(raw) ?: default.also { problems += ConfigProblem(key, raw, expected) }
         }
-        val policy = field(Annotations.FAILURE_POLICY, defaultPolicy, "open or closed") { FailurePolicy.parse(it) }
-        val port = resolvePort(annotations[Annotations.PORT], podSpec, problems)
-        val plan =
-            WarmupPlan(
-                port = port ?: 0,
-                requests = field(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
-                rate = field(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
-                passRequests =
-                    field(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
-                        parseCount(it, MAX_PASS)
-                    },
-                warmupRate = field(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
-                maxWarmupRequests =
-                    field(
-                        Annotations.MAX_WARMUP_REQUESTS,
-                        WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
-                        count(MAX_WARMUP),
-                    ) { parseCount(it, MAX_WARMUP) },
-                targetP95 =
-                    field<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
-                        DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
-                    },
-                timeout =
-                    field(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
-                        DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
-                    },
-                failurePolicy = policy,
-                headers = field(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
-            )
-        return PlanResult(plan.takeIf { problems.isEmpty() }, problems, policy)
     }
+
+    private fun planOf(
+        fields: Fields,
+        port: Int,
+        policy: FailurePolicy,
+    ) = WarmupPlan(
+        port = port,
+        requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
+        rate = fields.read(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
+        passRequests =
+            fields.read(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
+                parseCount(it, MAX_PASS)
+            },
+        warmupRate = fields.read(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
+        maxWarmupRequests =
+            fields.read(Annotations.MAX_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS, count(MAX_WARMUP)) {
+                parseCount(it, MAX_WARMUP)
+            },
+        targetP95 =
+            fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
+                DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
+            },
+        timeout =
+            fields.read(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
+                DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
+            },
+        failurePolicy = policy,
+        headers = fields.read(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
+    )
 
     private fun resolvePort(
         raw: String?,
@@ -175,6 +190,8 @@ class PlanParser(
         private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
         private const val HEADERS_EXPECTED =
             "a JSON object of header names to string values, e.g. '{\"Authorization\":\"Bearer x\"}'"
+        private const val POLICY_EXPECTED = "open or closed"
+        private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"
         private const val PORT_EXPECTED = "a port number from 1 to 65535 or the name of a containerPort"
 
         private fun count(max: Int) = "a whole number from 1 to $max"

@@ -1,6 +1,7 @@
 package dev.danki.operator.gate
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
@@ -13,7 +14,10 @@ class TemplateGateTest {
     private fun deployment(
         withGate: Boolean,
         managedByDanki: Boolean,
+        withLabel: Boolean = withGate && managedByDanki,
+        otherGates: List<String> = emptyList(),
     ): Deployment {
+        val gates = otherGates + listOfNotNull(Keys.GATE_CONDITION.takeIf { withGate })
         val builder =
             DeploymentBuilder()
                 .withNewMetadata()
@@ -22,20 +26,14 @@ class TemplateGateTest {
                 .endMetadata()
                 .withNewSpec()
                 .withNewTemplate()
+                .withNewMetadata()
+                .apply { if (withLabel) addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE) }
+                .endMetadata()
                 .withNewSpec()
+                .apply { gates.forEach { addNewReadinessGate(it) } }
                 .endSpec()
                 .endTemplate()
                 .endSpec()
-        if (withGate) {
-            builder
-                .editSpec()
-                .editTemplate()
-                .editSpec()
-                .addNewReadinessGate(Keys.GATE_CONDITION)
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-        }
         if (managedByDanki) {
             builder
                 .editMetadata()
@@ -49,24 +47,41 @@ class TemplateGateTest {
     private fun change(
         gate: Boolean,
         danki: Boolean,
-        optedIn: Boolean,
-    ) = this.gate.changeFor(deployment(gate, danki), optedIn)
+        switch: WarmupSwitch,
+    ) = this.gate.changeFor(deployment(gate, danki), switch)
 
     @Test
     fun `opt-in adds the gate once`() {
-        change(gate = false, danki = false, optedIn = true) shouldBe TemplateGate.Change.ADD
-        change(gate = true, danki = true, optedIn = true) shouldBe TemplateGate.Change.NONE
+        change(gate = false, danki = false, WarmupSwitch.ENABLED) shouldBe TemplateGate.Change.ADD
+        change(gate = true, danki = true, WarmupSwitch.ENABLED) shouldBe TemplateGate.Change.NONE
     }
 
     @Test
     fun `a template that already carries the user's gate needs no patch`() {
-        change(gate = true, danki = false, optedIn = true) shouldBe TemplateGate.Change.NONE
-        change(gate = true, danki = false, optedIn = false) shouldBe TemplateGate.Change.NONE
+        change(gate = true, danki = false, WarmupSwitch.ENABLED) shouldBe TemplateGate.Change.NONE
+        change(gate = true, danki = false, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.NONE
+        change(gate = true, danki = false, WarmupSwitch.DISABLED) shouldBe TemplateGate.Change.NONE
     }
 
     @Test
     fun `opt-out removes only what danki applied`() {
-        change(gate = true, danki = true, optedIn = false) shouldBe TemplateGate.Change.REMOVE
-        change(gate = false, danki = false, optedIn = false) shouldBe TemplateGate.Change.NONE
+        change(gate = true, danki = true, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.REMOVE
+        change(gate = true, danki = true, WarmupSwitch.DISABLED) shouldBe TemplateGate.Change.REMOVE
+        change(gate = false, danki = false, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.NONE
+    }
+
+    @Test
+    fun `once danki's gate and label are gone, opt-out has nothing left to apply`() {
+        // danki still owns the user's gates after an opt-out that kept them
+        val keptUserGates =
+            deployment(withGate = false, managedByDanki = true, otherGates = listOf("example.com/ready"))
+        gate.changeFor(keptUserGates, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.NONE
+        TemplateGate.userGates(keptUserGates) shouldBe listOf("example.com/ready")
+    }
+
+    @Test
+    fun `an invalid switch leaves the template as it is`() {
+        change(gate = true, danki = true, WarmupSwitch.INVALID) shouldBe TemplateGate.Change.NONE
+        change(gate = false, danki = false, WarmupSwitch.INVALID) shouldBe TemplateGate.Change.NONE
     }
 }

@@ -179,4 +179,17 @@ class PlanParserTest {
             )
         result.problems shouldHaveSize 4
     }
+
+    @Test
+    fun `a bad danki-dev-warmup value is a problem naming the key, the value and what is expected`() {
+        val result = parse(Annotations.WARMUP to "yes")
+        result.plan shouldBe null
+        result.problems.single().toString() shouldBe "danki.dev/warmup=\"yes\": expected enabled or disabled"
+    }
+
+    @Test
+    fun `enabled and disabled are both valid values of danki-dev-warmup`() {
+        parse(Annotations.WARMUP to "enabled").problems.shouldBeEmpty()
+        parse(Annotations.WARMUP to "disabled").problems.shouldBeEmpty()
+    }
 }
