@@ -1,5 +1,6 @@
 package dev.danki.operator.kube
 
+import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.EventBuilder
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.client.KubernetesClient
@@ -10,7 +11,7 @@ import java.time.temporal.ChronoUnit
 import java.util.Collections
 import java.util.UUID
 
-/** Writes core/v1 Events on pods and Deployments. [once] skips an Event already written for the same object. */
+/** Writes core/v1 Events on pods and Deployments. [warningOnce] skips an Event already written for the same object. */
 class EventRecorder(
     private val client: KubernetesClient,
     private val instance: String,
@@ -49,37 +50,13 @@ class EventRecorder(
         reason: String,
         message: String,
     ) {
-        val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
         val meta = target.metadata
-        val event =
-            EventBuilder()
-                .withNewMetadata()
-                .withName("${meta.name}.${UUID.randomUUID().toString().take(NAME_SUFFIX)}")
-                .withNamespace(meta.namespace)
-                .endMetadata()
-                .withNewInvolvedObject()
-                .withApiVersion(target.apiVersion)
-                .withKind(target.kind)
-                .withName(meta.name)
-                .withNamespace(meta.namespace)
-                .withUid(meta.uid)
-                .endInvolvedObject()
-                .withType(type)
-                .withReason(reason)
-                .withMessage(message.take(MAX_MESSAGE))
-                .withFirstTimestamp(now)
-                .withLastTimestamp(now)
-                .withCount(1)
-                .withNewSource(Keys.FIELD_MANAGER, null)
-                .withReportingComponent(Keys.FIELD_MANAGER)
-                .withReportingInstance(instance)
-                .build()
         try {
             client
                 .v1()
                 .events()
                 .inNamespace(meta.namespace)
-                .resource(event)
+                .resource(eventFor(target, type, reason, message))
                 .create()
         } catch (e: KubernetesClientException) {
             // an Event is best effort: losing one must not fail the warm-up it describes
@@ -91,6 +68,38 @@ class EventRecorder(
                 .setCause(e)
                 .log("event not written")
         }
+    }
+
+    private fun eventFor(
+        target: HasMetadata,
+        type: String,
+        reason: String,
+        message: String,
+    ): Event {
+        val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
+        val meta = target.metadata
+        return EventBuilder()
+            .withNewMetadata()
+            .withName("${meta.name}.${UUID.randomUUID().toString().take(NAME_SUFFIX)}")
+            .withNamespace(meta.namespace)
+            .endMetadata()
+            .withNewInvolvedObject()
+            .withApiVersion(target.apiVersion)
+            .withKind(target.kind)
+            .withName(meta.name)
+            .withNamespace(meta.namespace)
+            .withUid(meta.uid)
+            .endInvolvedObject()
+            .withType(type)
+            .withReason(reason)
+            .withMessage(message.take(MAX_MESSAGE))
+            .withFirstTimestamp(now)
+            .withLastTimestamp(now)
+            .withCount(1)
+            .withNewSource(Keys.FIELD_MANAGER, null)
+            .withReportingComponent(Keys.FIELD_MANAGER)
+            .withReportingInstance(instance)
+            .build()
     }
 
     companion object {

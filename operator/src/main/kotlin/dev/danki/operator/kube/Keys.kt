@@ -11,6 +11,12 @@ object Keys {
     /** Server-side-apply field manager for every write danki makes. */
     const val FIELD_MANAGER = "danki"
 
+    /** API group, version and kind of the WarmupRun custom resource (annotations need constants). */
+    const val GROUP = "danki.dev"
+    const val VERSION = "v1alpha1"
+    const val API_VERSION = "$GROUP/$VERSION"
+    const val RUN_KIND = "WarmupRun"
+
     /** Readiness-gate condition type that a warm-up sets True. */
     const val GATE_CONDITION = "${PREFIX}warmed"
 
@@ -35,20 +41,8 @@ object Keys {
         /** The value of [WARMUP] that opts a Deployment in. */
         const val ENABLED = "enabled"
 
-        val ALL =
-            listOf(
-                WARMUP,
-                PORT,
-                PATHS,
-                RATE,
-                REQUESTS,
-                WARMUP_RATE,
-                MAX_WARMUP_REQUESTS,
-                TARGET_P95,
-                TIMEOUT,
-                FAILURE_POLICY,
-                HEADERS,
-            )
+        /** The value of [WARMUP] that opts a Deployment out explicitly, even when its template has the gate. */
+        const val DISABLED = "disabled"
     }
 
     /** Reasons on the pod's gate condition. */
@@ -65,7 +59,6 @@ object Keys {
         const val WARMUP_STARTED = "WarmupStarted"
         const val WARMED_UP = "WarmedUp"
         const val WARMUP_FAILED = "WarmupFailed"
-        const val WARMUP_FAILED_OPEN = "WarmupFailedOpen"
         const val INVALID_CONFIG = "InvalidWarmupConfig"
     }
 

@@ -1,6 +1,7 @@
 package dev.danki.operator.kube
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
@@ -12,52 +13,50 @@ class RunStore(
 ) {
     private val json = ObjectMapper()
 
-    /** Creates the run, or returns the one that already exists under that name. */
+    /** Creates the run with [status], or takes over the one that already exists under that name. */
     fun create(
         pod: Pod,
         name: String,
         spec: WarmupRunSpec,
         status: WarmupRunStatus,
     ): WarmupRun {
-        val run =
-            WarmupRun().apply {
-                metadata =
-                    io.fabric8.kubernetes.api.model
-                        .ObjectMetaBuilder()
-                        .withName(name)
-                        .withNamespace(pod.metadata.namespace)
-                        .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-                        .withOwnerReferences(
-                            OwnerReferenceBuilder()
-                                .withApiVersion("v1")
-                                .withKind("Pod")
-                                .withName(pod.metadata.name)
-                                .withUid(pod.metadata.uid)
-                                .withController(true)
-                                // no blockOwnerDeletion: it would need update rights on pods/finalizers
-                                .withBlockOwnerDeletion(false)
-                                .build(),
-                        ).build()
-                this.spec = spec
-            }
+        val runs = client.resources(WarmupRun::class.java).inNamespace(pod.metadata.namespace)
         val created =
             try {
-                client
-                    .resources(WarmupRun::class.java)
-                    .inNamespace(pod.metadata.namespace)
-                    .resource(run)
-                    .create()
+                runs.resource(newRun(pod, name, spec)).create()
             } catch (e: KubernetesClientException) {
                 if (e.code != CONFLICT) throw e
-                client
-                    .resources(WarmupRun::class.java)
-                    .inNamespace(pod.metadata.namespace)
-                    .withName(name)
-                    .get() ?: throw e
+                runs.withName(name).get() ?: throw e
             }
         writeStatus(pod.metadata.namespace, name, status)
         return created
     }
+
+    private fun newRun(
+        pod: Pod,
+        name: String,
+        spec: WarmupRunSpec,
+    ) = WarmupRun().apply {
+        metadata =
+            ObjectMetaBuilder()
+                .withName(name)
+                .withNamespace(pod.metadata.namespace)
+                .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
+                .withOwnerReferences(ownerOf(pod))
+                .build()
+        this.spec = spec
+    }
+
+    private fun ownerOf(pod: Pod) =
+        OwnerReferenceBuilder()
+            .withApiVersion("v1")
+            .withKind("Pod")
+            .withName(pod.metadata.name)
+            .withUid(pod.metadata.uid)
+            .withController(true)
+            // no blockOwnerDeletion: it would need update rights on pods/finalizers
+            .withBlockOwnerDeletion(false)
+            .build()
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
     fun writeStatus(
@@ -67,8 +66,8 @@ class RunStore(
     ) {
         val body =
             mapOf(
-                "apiVersion" to "danki.dev/v1alpha1",
-                "kind" to "WarmupRun",
+                "apiVersion" to Keys.API_VERSION,
+                "kind" to Keys.RUN_KIND,
                 "metadata" to mapOf("name" to name, "namespace" to namespace),
                 "status" to status,
             )

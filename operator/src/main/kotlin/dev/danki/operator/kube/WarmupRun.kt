@@ -15,11 +15,13 @@ import io.fabric8.kubernetes.model.annotation.Version
 
 /**
  * The record of one pod's warm-up: created when the pod qualifies, owned by the pod (so it is
- * garbage-collected with it), and holding the cold and warm percentiles as proof.
+ * garbage-collected with it), and holding the cold and warm percentiles as proof. The printer columns
+ * are listed in the order `kubectl get` shows them; [PrinterColumnOrder] restores that order after
+ * fabric8's crd-generator sorted them by JSON path.
  */
-@Group("danki.dev")
-@Version("v1alpha1")
-@Kind("WarmupRun")
+@Group(Keys.GROUP)
+@Version(Keys.VERSION)
+@Kind(Keys.RUN_KIND)
 @Plural("warmupruns")
 @Singular("warmuprun")
 @ShortNames("wr")
