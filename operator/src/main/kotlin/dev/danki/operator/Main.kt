@@ -19,6 +19,8 @@ fun main() {
             System.err.println(e.message)
             exitProcess(2)
         }
+    // before the first logger: logback picks its appender from these, spelled as logback.xml names them
+    LogSettings.apply(config)
     run(config)
 }
 
@@ -33,6 +35,7 @@ private fun run(config: OperatorConfig) {
             shuttingDown.set(true)
             log.info("shutting down")
             operator.stop()
+            // releases the Lease, then deletes it unless another replica took it meanwhile
             election.stop()
             client.close()
         },

@@ -35,7 +35,7 @@ class ConfigLoader(
                 leaseName = dnsName("DANKI_LEASE_NAME", defaults.leaseName),
                 leaseNamespace = dnsName("DANKI_LEASE_NAMESPACE", defaultLeaseNamespace()),
                 identity = value("POD_NAME") ?: defaultIdentity(),
-                k6Binary = value("DANKI_K6_BINARY") ?: defaults.k6Binary,
+                k6Binary = k6Binary(),
                 k6Script = script(),
                 logFormat =
                     enumValue("DANKI_LOG_FORMAT", OperatorConfig.LogFormat.JSON) {
@@ -134,6 +134,16 @@ class ConfigLoader(
         val raw = value(name) ?: return default
         if (!DNS_SUBDOMAIN.matches(raw)) problems += "$name=$raw: expected a lower-case DNS name"
         return raw
+    }
+
+    /** The k6 binary must resolve now: a missing one would otherwise fail every warm-up, one by one. */
+    private fun k6Binary(): String {
+        val binary = value("DANKI_K6_BINARY") ?: OperatorConfig().k6Binary
+        if (Executables.find(binary, env["PATH"]) == null) {
+            val where = if (binary.contains('/')) "" else " on PATH"
+            problems += "DANKI_K6_BINARY=$binary: no executable file$where"
+        }
+        return binary
     }
 
     private fun script(): String {

@@ -15,8 +15,19 @@ class ConfigLoaderTest {
 
     private fun script() = File(dir, "warmup.js").apply { writeText("//") }.path
 
-    private fun load(vararg env: Pair<String, String>) =
-        ConfigLoader(mapOf("DANKI_K6_SCRIPT" to script()) + env.toMap(), File(dir, "no-namespace-file")).load()
+    /** A directory holding an executable `k6`, to put on PATH. */
+    private fun binDir() =
+        File(dir, "bin").apply {
+            mkdirs()
+            File(this, "k6").apply { writeText("#!/bin/sh\n") }.setExecutable(true)
+        }
+
+    private fun base() = mapOf("DANKI_K6_SCRIPT" to script(), "PATH" to "/nowhere:${binDir().path}")
+
+    private fun load(vararg env: Pair<String, String>): OperatorConfig {
+        val namespaceFile = File(dir, "no-namespace-file")
+        return ConfigLoader(base() + env.toMap(), namespaceFile).load()
+    }
 
     @Test
     fun `defaults apply when nothing is set`() {
@@ -43,7 +54,7 @@ class ConfigLoaderTest {
                 "DANKI_LEASE_NAME" to "lease",
                 "POD_NAMESPACE" to "ops",
                 "POD_NAME" to "danki-0",
-                "DANKI_K6_BINARY" to "/bin/k6",
+                "DANKI_K6_BINARY" to File(binDir(), "k6").path,
                 "DANKI_LOG_FORMAT" to "text",
                 "DANKI_LOG_LEVEL" to "debug",
             )
@@ -55,14 +66,14 @@ class ConfigLoaderTest {
         config.leaseName shouldBe "lease"
         config.leaseNamespace shouldBe "ops"
         config.identity shouldBe "danki-0"
-        config.k6Binary shouldBe "/bin/k6"
+        config.k6Binary shouldBe File(binDir(), "k6").path
         config.logFormat shouldBe OperatorConfig.LogFormat.TEXT
     }
 
     @Test
     fun `lease namespace falls back to the in-cluster namespace file`() {
         val file = File(dir, "namespace").apply { writeText("danki-system\n") }
-        ConfigLoader(mapOf("DANKI_K6_SCRIPT" to script()), file).load().leaseNamespace shouldBe "danki-system"
+        ConfigLoader(base(), file).load().leaseNamespace shouldBe "danki-system"
     }
 
     @Test
@@ -79,14 +90,35 @@ class ConfigLoaderTest {
                         "DANKI_LOG_FORMAT" to "xml",
                         "DANKI_LOG_LEVEL" to "loud",
                         "DANKI_K6_SCRIPT" to "/no/such/script.js",
+                        "DANKI_K6_BINARY" to "k6",
+                        "PATH" to "/nowhere",
                     ),
                     File(dir, "none"),
                 ).load()
             }
-        error.problems shouldHaveSize 8
+        error.problems shouldHaveSize 9
+        error.message!! shouldContain "DANKI_K6_BINARY=k6: no executable file on PATH"
         error.message!! shouldContain "DANKI_CONCURRENCY=0: expected a whole number from 1 to 256"
         error.message!! shouldContain "DANKI_DEFAULT_FAILURE_POLICY=maybe: expected one of open, closed"
         error.message!! shouldContain "DANKI_K6_SCRIPT=/no/such/script.js: no such file"
         error.message!! shouldContain "'Not_Valid' is not a valid namespace name"
+    }
+
+    @Test
+    fun `the k6 binary is found on PATH or by its path, and must be executable`() {
+        load().k6Binary shouldBe "k6"
+        val notExecutable = File(dir, "k6-data").apply { writeText("") }.path
+        shouldThrow<ConfigException> { load("DANKI_K6_BINARY" to notExecutable) }.problems shouldBe
+            listOf("DANKI_K6_BINARY=$notExecutable: no executable file")
+        shouldThrow<ConfigException> { load("DANKI_K6_BINARY" to "/no/such/k6") }.problems shouldBe
+            listOf("DANKI_K6_BINARY=/no/such/k6: no executable file")
+        Executables.find("k6", "/nowhere:${binDir().path}") shouldBe File(binDir(), "k6")
+        Executables.find("k6", null) shouldBe null
+    }
+
+    @Test
+    fun `the log format is accepted in any case`() {
+        load("DANKI_LOG_FORMAT" to "JSON").logFormat shouldBe OperatorConfig.LogFormat.JSON
+        load("DANKI_LOG_FORMAT" to "Text").logFormat shouldBe OperatorConfig.LogFormat.TEXT
     }
 }
