@@ -4,12 +4,15 @@ import dev.danki.operator.config.OperatorConfig
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 
-/** fabric8's LeaderElector on a `coordination.k8s.io` Lease, or "always leader" when election is off. */
+/**
+ * fabric8's LeaderElector on a `coordination.k8s.io` Lease ([LeaseUpdateLock]), or "always leader"
+ * when election is off. On a clean shutdown the Lease is released and then deleted when nobody took
+ * it meanwhile, so `helm uninstall` leaves no Lease behind.
+ */
 class LeaderElection(
     private val client: KubernetesClient,
     private val config: OperatorConfig,
@@ -17,7 +20,7 @@ class LeaderElection(
     private val log = LoggerFactory.getLogger(LeaderElection::class.java)
     private var running: CompletableFuture<*>? = null
 
-    /** Calls [onLeading] once leadership is won, [onLost] if it is lost later. */
+    /** Calls [onLeading] once leadership is won, [onLost] if it is lost later (or released by [stop]). */
     fun run(
         onLeading: () -> Unit,
         onLost: () -> Unit,
@@ -33,7 +36,7 @@ class LeaderElection(
                 .withRenewDeadline(RENEW_DEADLINE)
                 .withRetryPeriod(RETRY_PERIOD)
                 .withReleaseOnCancel(true)
-                .withLock(LeaseLock(config.leaseNamespace, config.leaseName, config.identity))
+                .withLock(LeaseUpdateLock(config.leaseNamespace, config.leaseName, config.identity))
                 .withLeaderCallbacks(
                     LeaderCallbacks(onLeading, onLost) { leader ->
                         log.atInfo().addKeyValue("leader", leader).log("leader changed")
@@ -47,9 +50,14 @@ class LeaderElection(
                 .start()
     }
 
-    /** Gives the Lease up (release on cancel), so a standby takes over without waiting for expiry. */
+    /**
+     * Gives the Lease up (fabric8 releases it synchronously on cancel, so a standby takes over without
+     * waiting for expiry), then deletes it if it is still free or ours. Every replica does this.
+     */
     fun stop() {
+        if (!config.leaderElection) return
         running?.cancel(true)
+        LeaseCleanup(client, config.leaseNamespace, config.leaseName, config.identity).deleteIfFree()
     }
 
     companion object {
