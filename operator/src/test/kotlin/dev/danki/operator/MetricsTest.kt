@@ -30,6 +30,7 @@ class MetricsTest {
         metrics.resultMeasured("shop", "exam-warm", summary)
         metrics.runFinished("shop", "exam-warm", WarmupMetrics.SUCCEEDED, 12.5)
         metrics.poolChanged(running = 2, waiting = 3)
+        metrics.gatePatched(0.004)
         var ready = false
         val endpoints = HttpEndpoints(0, metrics) { ready }
         endpoints.start()
@@ -45,6 +46,9 @@ class MetricsTest {
             text shouldContain "danki_warmup_duration_seconds_count{deployment=\"exam-warm\",namespace=\"shop\"} 1"
             text shouldContain "danki_warmups_in_progress 2.0"
             text shouldContain "danki_warmups_queued 3.0"
+            text shouldContain "danki_gate_patch_duration_seconds_bucket{le=\"0.005\"} 1"
+            text shouldContain "danki_gate_patch_duration_seconds_count 1"
+            text shouldContain "result (succeeded, failed_open, failed_closed)."
             text shouldNotContain "pod="
             get(endpoints.port, "/healthz").statusCode() shouldBe 200
             get(endpoints.port, "/readyz").statusCode() shouldBe 503

@@ -22,6 +22,8 @@ data class GateCondition(
  */
 class PodGate(
     private val client: KubernetesClient,
+    /** Told how long each pods/status patch took, in seconds. */
+    private val onPatched: (seconds: Double) -> Unit = {},
 ) {
     private val json = ObjectMapper()
 
@@ -58,16 +60,20 @@ class PodGate(
                             ),
                     ),
             )
+        val started = System.nanoTime()
         client
             .pods()
             .inNamespace(pod.metadata.namespace)
             .withName(pod.metadata.name)
             .subresource("status")
             .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+        onPatched((System.nanoTime() - started) / NANOS_PER_SECOND)
         return true
     }
 
     companion object {
+        private const val NANOS_PER_SECOND = 1e9
+
         fun conditionOf(pod: Pod): PodCondition? =
             pod.status
                 ?.conditions

@@ -18,7 +18,7 @@ class WarmupMetrics(
         Counter
             .builder()
             .name("danki_warmup_runs_total")
-            .help("Warm-ups finished, by result (succeeded, failed_open, failed_closed, invalid_config, disabled).")
+            .help("Warm-ups finished, by result (succeeded, failed_open, failed_closed).")
             .labelNames("namespace", "deployment", "result")
             .register(registry)
 
@@ -62,8 +62,20 @@ class WarmupMetrics(
         Gauge
             .builder()
             .name("danki_warmups_queued")
-            .help("Warm-ups waiting for a free slot in the pool.")
+            .help("Warm-ups waiting for a free slot in the pool, including those a full queue turned away for now.")
             .register(registry)
+
+    private val gatePatch =
+        Histogram
+            .builder()
+            .name("danki_gate_patch_duration_seconds")
+            .help("Latency of the operator's pods/status patches of the danki.dev/warmed condition.")
+            .classicOnly()
+            .apply {
+                // a one-time copy of a dozen doubles at start-up
+                @Suppress("SpreadOperator")
+                classicUpperBounds(*PATCH_BUCKETS)
+            }.register(registry)
 
     /** Adds the JVM's own metrics (heap, GC, threads, CPU). */
     fun withJvmMetrics(): WarmupMetrics = apply { JvmMetrics.builder().register(registry) }
@@ -103,6 +115,8 @@ class WarmupMetrics(
         }
     }
 
+    fun gatePatched(seconds: Double) = gatePatch.observe(seconds)
+
     fun poolChanged(
         running: Int,
         waiting: Int,
@@ -117,6 +131,10 @@ class WarmupMetrics(
 
         /** Warm-ups take from a few seconds (fast convergence) to the 5 minute default timeout. */
         private val DURATION_BUCKETS = doubleArrayOf(1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+        /** A patch is a few milliseconds on a healthy API server; seconds mean it is overloaded. */
+        private val PATCH_BUCKETS =
+            doubleArrayOf(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
         /** Result label values. */
         const val SUCCEEDED = "succeeded"
