@@ -47,6 +47,7 @@ object Fixtures {
         annotations: Map<String, String>,
         port: Int = 8080,
         userGate: Boolean = false,
+        otherGates: List<String> = emptyList(),
     ): Deployment =
         DeploymentBuilder()
             .withNewMetadata()
@@ -71,6 +72,7 @@ object Fixtures {
             .withContainerPort(port)
             .endPort()
             .endContainer()
+            .apply { otherGates.forEach { addNewReadinessGate(it) } }
             .apply { if (userGate) addNewReadinessGate(Keys.GATE_CONDITION) }
             .endSpec()
             .endTemplate()

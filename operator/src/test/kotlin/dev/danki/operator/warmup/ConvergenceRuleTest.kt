@@ -1,22 +1,26 @@
 package dev.danki.operator.warmup
 
+import dev.danki.operator.config.Executables
+import io.kotest.assertions.withClue
+import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.Test
-import java.io.File
 import java.util.concurrent.TimeUnit
 
 /**
  * The warm-up stop rule lives in k6-scripts/lib/convergence.js, where k6 runs it; its cases are in
- * src/test/js/convergence.test.mjs and run here with node, so `mvn test` covers them too.
+ * src/test/js/convergence.test.mjs and run here with node, so `mvn test` covers them too. Without
+ * node the test fails: a skipped rule test would look green in CI.
  */
 class ConvergenceRuleTest {
     @Test
     fun `the convergence rule passes its node test suite`() {
-        val node = listOf("/usr/bin/node", "/usr/local/bin/node").map(::File).firstOrNull { it.canExecute() }
-        assumeTrue(node != null, "node is not installed; run make test-unit-operator-js where it is")
+        val node =
+            withClue("node must be on PATH to test k6-scripts/lib/convergence.js") {
+                Executables.find("node").shouldNotBeNull()
+            }
         val process =
-            ProcessBuilder(node!!.path, "--experimental-detect-module", "--test", "src/test/js/")
+            ProcessBuilder(node.path, "--experimental-detect-module", "--test", "src/test/js/")
                 .redirectErrorStream(true)
                 .start()
         val output = process.inputStream.bufferedReader().readText()

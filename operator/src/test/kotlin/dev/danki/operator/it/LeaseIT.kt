@@ -1,0 +1,95 @@
+package dev.danki.operator.it
+
+import dev.danki.operator.config.OperatorConfig
+import dev.danki.operator.kube.LeaderElection
+import dev.danki.operator.kube.LeaseCleanup
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder
+import io.fabric8.kubernetes.client.KubernetesClientException
+import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.matchers.nulls.shouldNotBeNull
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import java.time.Duration
+import java.time.ZonedDateTime
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+
+/** Leader election on a real Lease: renewed by update, released and deleted on a clean stop, never someone else's. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LeaseIT {
+    private val space = ItNamespace("danki-it-lease")
+    private val leases = space.client.leases().inNamespace(space.ns)
+
+    private fun lease(
+        name: String,
+        holder: String?,
+    ): Lease =
+        space.client
+            .resource(
+                LeaseBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(space.ns)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withHolderIdentity(holder)
+                    .withLeaseDurationSeconds(15)
+                    .withRenewTime(ZonedDateTime.now())
+                    .endSpec()
+                    .build(),
+            ).create()
+
+    @Test
+    fun `a leader renews its Lease, and on stop releases and deletes it`() {
+        val config =
+            OperatorConfig(leaseName = "renewed", leaseNamespace = space.ns, identity = "replica-a")
+        val leading = CountDownLatch(1)
+        val lost = CountDownLatch(1)
+        val election = LeaderElection(space.client, config)
+        election.run(onLeading = { leading.countDown() }, onLost = { lost.countDown() })
+        leading.await(30, TimeUnit.SECONDS) shouldBe true
+        val first = leases.withName("renewed").get().shouldNotBeNull()
+        first.spec.holderIdentity shouldBe "replica-a"
+        eventually(Duration.ofSeconds(10)) {
+            leases
+                .withName("renewed")
+                .get()!!
+                .spec.renewTime shouldNotBe first.spec.renewTime
+        }
+        election.stop()
+        lost.await(5, TimeUnit.SECONDS) shouldBe true
+        leases.withName("renewed").get() shouldBe null
+    }
+
+    @Test
+    fun `a released Lease is deleted, one held by another replica is kept`() {
+        lease("released", holder = null)
+        LeaseCleanup(space.client, space.ns, "released", "replica-a").deleteIfFree() shouldBe true
+        leases.withName("released").get() shouldBe null
+
+        lease("taken", holder = "replica-b")
+        LeaseCleanup(space.client, space.ns, "taken", "replica-a").deleteIfFree() shouldBe false
+        leases
+            .withName("taken")
+            .get()!!
+            .spec.holderIdentity shouldBe "replica-b"
+    }
+
+    @Test
+    fun `a delete against a resourceVersion read before another replica took the Lease is refused`() {
+        val read = lease("raced", holder = null)
+        leases.resource(read.apply { spec.holderIdentity = "replica-b" }).update()
+        val refused =
+            shouldThrow<KubernetesClientException> {
+                leases.withName("raced").lockResourceVersion(read.metadata.resourceVersion).delete()
+            }
+        refused.code shouldBe 409
+        leases
+            .withName("raced")
+            .get()!!
+            .spec.holderIdentity shouldBe "replica-b"
+    }
+}

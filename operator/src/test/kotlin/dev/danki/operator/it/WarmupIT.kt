@@ -1,0 +1,231 @@
+package dev.danki.operator.it
+
+import dev.danki.operator.Operator
+import dev.danki.operator.gate.PodGate
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Keys.Annotations
+import dev.danki.operator.kube.RunStore
+import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.warmup.FailurePolicy
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.Watcher
+import io.fabric8.kubernetes.client.WatcherException
+import io.kotest.matchers.collections.shouldContain
+import io.kotest.matchers.collections.shouldContainInOrder
+import io.kotest.matchers.doubles.shouldBeGreaterThan
+import io.kotest.matchers.longs.shouldBeGreaterThan
+import io.kotest.matchers.nulls.shouldNotBeNull
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
+import io.kotest.matchers.string.shouldContain
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import java.net.ServerSocket
+import java.time.Duration
+import java.util.Collections
+
+/**
+ * The operator in-process against a real kube-apiserver (no kubelet: the tests write pod status as a
+ * kubelet would) and real k6 against a loopback HTTP server standing in for the pod.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WarmupIT {
+    private val space = ItNamespace("danki-it-warmup")
+    private val target = TestTarget(200)
+    private val failing = TestTarget(500)
+    private lateinit var operator: Operator
+
+    /** Small passes so a warm-up takes seconds. */
+    private val fast =
+        mapOf(
+            Annotations.WARMUP to "enabled",
+            Annotations.REQUESTS to "20",
+            Annotations.RATE to "50",
+            Annotations.WARMUP_RATE to "200",
+            Annotations.MAX_WARMUP_REQUESTS to "400",
+            Annotations.TIMEOUT to "40s",
+        )
+
+    @BeforeAll
+    fun start() {
+        operator = space.operator()
+    }
+
+    @AfterAll
+    fun stop() {
+        operator.stop()
+        target.close()
+        failing.close()
+    }
+
+    @Test
+    fun `a ready gated pod is warmed by k6 and its pods-status condition is applied by danki`() {
+        space.create(Fixtures.deployment(space.ns, "warm", fast + (Annotations.PORT to target.port.toString())))
+        space.createReadyPod("warm", "warm-abc123-x1", target.port)
+        val finished =
+            eventually(Duration.ofSeconds(60)) {
+                val r = space.run("warm-abc123-x1").shouldNotBeNull()
+                r.status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+                r
+            }
+        val status = finished.status
+        status.podName shouldBe "warm-abc123-x1"
+        status.podIP shouldBe "127.0.0.1"
+        status.startTime.shouldNotBeNull()
+        status.completionTime.shouldNotBeNull()
+        status.requests!!.cold shouldBe 20L
+        status.requests!!.warm shouldBe 20L
+        status.requests!!.warmup!! shouldBeGreaterThan 0L
+        status.cold!!.p95!! shouldBeGreaterThan 0.0
+        status.warm!!.p95!! shouldBeGreaterThan 0.0
+        listOf("Converged", "TargetReached", "MaxRequests", "Timeout") shouldContain status.stopReason
+        status.conditions!!.single().reason shouldBe Keys.RunConditions.REASON_SUCCEEDED
+        finished.metadata.ownerReferences
+            .single()
+            .kind shouldBe "Pod"
+        eventually(Duration.ofSeconds(10)) {
+            val condition = space.gate("warm-abc123-x1").shouldNotBeNull()
+            condition.status shouldBe "True"
+            condition.reason shouldBe Keys.GateReasons.WARMED_UP
+            condition.message shouldContain "cold p95"
+        }
+        val statusManager =
+            space
+                .pod("warm-abc123-x1")!!
+                .metadata.managedFields
+                .single { it.manager == Keys.FIELD_MANAGER }
+        statusManager.subresource shouldBe "status"
+        statusManager.operation shouldBe "Apply"
+        eventually(Duration.ofSeconds(10)) {
+            space.events("warm-abc123-x1").map { it.reason }.toSet() shouldBe
+                setOf(Keys.EventReasons.WARMUP_STARTED, Keys.EventReasons.WARMED_UP)
+        }
+        target.warmupHeaders.get() shouldBe target.requests.get()
+    }
+
+    @Test
+    fun `a container restart sets the gate False and warms the pod again`() {
+        space.create(Fixtures.deployment(space.ns, "restart", fast + (Annotations.PORT to target.port.toString())))
+        val pod = space.createReadyPod("restart", "restart-abc123-x1", target.port)
+        eventually(Duration.ofSeconds(60)) { space.gate("restart-abc123-x1")!!.status shouldBe "True" }
+        // every change of the gate condition from here on, as the API server stores them
+        val seen = Collections.synchronizedList(mutableListOf<String>())
+        val watch =
+            space.client
+                .pods()
+                .inNamespace(space.ns)
+                .withName("restart-abc123-x1")
+                .watch(
+                    object : Watcher<Pod> {
+                        override fun eventReceived(
+                            action: Watcher.Action,
+                            resource: Pod,
+                        ) {
+                            PodGate.conditionOf(resource)?.let { c -> "${c.status}/${c.reason}" }?.let {
+                                if (seen.lastOrNull() != it) seen += it
+                            }
+                        }
+
+                        override fun onClose(cause: WatcherException?) = Unit
+                    },
+                )
+        watch.use {
+            Fixtures.markReady(space.client, pod, "127.0.0.1", restarts = 1)
+            val again = RunStore.runName("restart-abc123-x1", 1)
+            eventually(Duration.ofSeconds(60)) { space.run(again)!!.status.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
+            eventually(Duration.ofSeconds(10)) { seen.lastOrNull() shouldBe "True/${Keys.GateReasons.WARMED_UP}" }
+        }
+        val reset = "False/${Keys.GateReasons.CONTAINER_RESTARTED}"
+        seen shouldContainInOrder listOf(reset, "True/${Keys.GateReasons.WARMED_UP}")
+    }
+
+    @Test
+    fun `an invalid annotation is a Warning event and the open policy releases the pod`() {
+        val annotations = fast + (Annotations.RATE to "fast") + (Annotations.PORT to "8080")
+        space.create(Fixtures.deployment(space.ns, "bad", annotations))
+        eventually(Duration.ofSeconds(20)) {
+            val warning = space.events("bad").single { it.reason == Keys.EventReasons.INVALID_CONFIG }
+            warning.type shouldBe "Warning"
+            warning.message shouldContain "danki.dev/rate=\"fast\": expected requests per second"
+        }
+        space.createReadyPod("bad", "bad-abc123-x1", 8080)
+        eventually(Duration.ofSeconds(20)) {
+            val condition = space.gate("bad-abc123-x1")!!
+            condition.status shouldBe "True"
+            condition.reason shouldBe Keys.GateReasons.WARMUP_FAILED_OPEN
+        }
+        val r = space.run("bad-abc123-x1")!!
+        r.status.phase shouldBe WarmupRun.PHASE_FAILED
+        r.status.reason shouldBe Keys.RunConditions.REASON_INVALID_CONFIG
+    }
+
+    @Test
+    fun `a target answering 500 fails closed and the pod stays gated`() {
+        val annotations =
+            fast + (Annotations.PORT to failing.port.toString()) +
+                (Annotations.FAILURE_POLICY to FailurePolicy.CLOSED.value) + (Annotations.TIMEOUT to "12s")
+        space.create(Fixtures.deployment(space.ns, "broken", annotations))
+        space.createReadyPod("broken", "broken-abc123-x1", failing.port)
+        eventually(Duration.ofSeconds(40)) {
+            val r = space.run("broken-abc123-x1")!!
+            r.status.phase shouldBe WarmupRun.PHASE_FAILED
+            r.status.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
+            r.status.message shouldContain "500 from GET /"
+            (r.status.attempts!! > 1) shouldBe true
+        }
+        eventually(Duration.ofSeconds(10)) {
+            val condition = space.gate("broken-abc123-x1")!!
+            condition.status shouldBe "False"
+            condition.reason shouldBe Keys.GateReasons.WARMUP_FAILED
+        }
+        space.events("broken-abc123-x1").single { it.reason == Keys.EventReasons.WARMUP_FAILED }.type shouldBe "Warning"
+    }
+
+    @Test
+    fun `an unreachable target is retried, then the open policy releases the pod`() {
+        val closedPort = ServerSocket(0).use { it.localPort }
+        val annotations = fast + (Annotations.PORT to closedPort.toString()) + (Annotations.TIMEOUT to "12s")
+        space.create(Fixtures.deployment(space.ns, "nobody", annotations))
+        space.createReadyPod("nobody", "nobody-abc123-x1", closedPort)
+        eventually(Duration.ofSeconds(40)) {
+            val r = space.run("nobody-abc123-x1")!!
+            r.status.phase shouldBe WarmupRun.PHASE_FAILED
+            r.status.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
+            r.status.message shouldContain "no answer"
+            (r.status.attempts!! > 1) shouldBe true
+        }
+        eventually(Duration.ofSeconds(10)) {
+            val condition = space.gate("nobody-abc123-x1")!!
+            condition.status shouldBe "True"
+            condition.reason shouldBe Keys.GateReasons.WARMUP_FAILED_OPEN
+        }
+    }
+
+    @Test
+    fun `a WarmupRun deleted during the warm-up comes back with the result, and the gate is written`() {
+        space.create(Fixtures.deployment(space.ns, "vanish", fast + (Annotations.PORT to target.port.toString())))
+        space.createReadyPod("vanish", "vanish-abc123-x1", target.port)
+        val first =
+            eventually(Duration.ofSeconds(30)) {
+                space.run("vanish-abc123-x1")!!.also { it.status.phase shouldBe WarmupRun.PHASE_RUNNING }
+            }
+        space.client
+            .resources(WarmupRun::class.java)
+            .inNamespace(space.ns)
+            .withName("vanish-abc123-x1")
+            .delete()
+        eventually(Duration.ofSeconds(60)) {
+            space.gate("vanish-abc123-x1")!!.reason shouldBe Keys.GateReasons.WARMED_UP
+        }
+        eventually(Duration.ofSeconds(10)) {
+            val again = space.run("vanish-abc123-x1")!!
+            again.metadata.uid shouldNotBe first.metadata.uid
+            again.status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+            again.metadata.ownerReferences
+                .single()
+                .name shouldBe "vanish-abc123-x1"
+        }
+    }
+}
