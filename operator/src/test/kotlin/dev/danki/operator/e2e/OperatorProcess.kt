@@ -2,6 +2,11 @@ package dev.danki.operator.e2e
 
 import java.io.File
 import java.net.ServerSocket
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.time.Duration
 import java.util.concurrent.TimeUnit
 
 /** The operator as users run it: `java -jar operator-all.jar`, a separate process the test starts and kills. */
@@ -25,7 +30,7 @@ class OperatorProcess(
                     mapOf(
                         "DANKI_WATCH_NAMESPACES" to namespaces.joinToString(","),
                         "DANKI_LEADER_ELECTION" to "true",
-                        "DANKI_LEASE_NAME" to "danki-e2e",
+                        "DANKI_LEASE_NAME" to E2eCluster.LEASE_NAME,
                         "DANKI_LEASE_NAMESPACE" to leaseNamespace,
                         "POD_NAME" to identity,
                         "DANKI_HTTP_PORT" to port.toString(),
@@ -64,7 +69,23 @@ class OperatorProcess(
         if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) kill()
     }
 
+    /** SIGTERM, as the kubelet sends it: how long the process took to exit (SIGKILL after [WAIT_SECONDS]). */
+    fun terminate(): Duration {
+        val started = System.nanoTime()
+        stop()
+        return Duration.ofNanos(System.nanoTime() - started)
+    }
+
+    /** `/readyz` answers 200: the informer caches have synced. */
+    fun ready(): Boolean =
+        runCatching {
+            val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port/readyz")).build()
+            http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == OK
+        }.getOrDefault(false)
+
     private companion object {
         const val WAIT_SECONDS = 15L
+        const val OK = 200
+        val http: HttpClient = HttpClient.newHttpClient()
     }
 }

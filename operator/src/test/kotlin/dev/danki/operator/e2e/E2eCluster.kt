@@ -1,0 +1,181 @@
+package dev.danki.operator.e2e
+
+import dev.danki.operator.gate.PodGate
+import dev.danki.operator.it.eventually
+import dev.danki.operator.kube.WarmupRun
+import io.fabric8.kubernetes.api.model.NamespaceBuilder
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.PodCondition
+import io.fabric8.kubernetes.api.model.ServiceBuilder
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
+import io.fabric8.kubernetes.client.KubernetesClientBuilder
+import java.io.File
+import java.time.Duration
+
+/**
+ * The local cluster (KUBECONFIG) as the E2E sees it: one fresh namespace with the WarmupRun CRD applied,
+ * the sample service's Deployments and Services, and the Lease the operator processes elect on.
+ */
+class E2eCluster(
+    val repo: File,
+) {
+    val client = KubernetesClientBuilder().build()
+    val suffix: String = System.currentTimeMillis().toString(36)
+    val ns = "danki-e2e-$suffix"
+
+    fun setUp() {
+        val crd =
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
+                .item()
+        client
+            .resource<CustomResourceDefinition>(crd)
+            .fieldManager("danki-e2e")
+            .forceConflicts()
+            .serverSideApply()
+        client
+            .namespaces()
+            .resource(
+                NamespaceBuilder()
+                    .withNewMetadata()
+                    .withName(ns)
+                    .endMetadata()
+                    .build(),
+            ).create()
+        eventually(Duration.ofSeconds(30)) {
+            client
+                .serviceAccounts()
+                .inNamespace(ns)
+                .withName("default")
+                .get()!!
+        }
+    }
+
+    fun tearDown() {
+        client.namespaces().withName(ns).delete()
+        client.close()
+    }
+
+    fun deployment(
+        name: String,
+        replicas: Int,
+        annotations: Map<String, String>,
+        image: String = SAMPLE_IMAGE,
+        env: Map<String, String> = emptyMap(),
+    ): Deployment =
+        DeploymentBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace(ns)
+            .withAnnotations<String, String>(annotations)
+            .endMetadata()
+            .withNewSpec()
+            .withReplicas(replicas)
+            .withNewSelector()
+            .addToMatchLabels("app", name)
+            .endSelector()
+            .withNewTemplate()
+            .withNewMetadata()
+            .addToLabels("app", name)
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage(image)
+            .addNewPort()
+            .withName("http")
+            .withContainerPort(PORT)
+            .endPort()
+            .addNewEnv()
+            .withName("PORT")
+            .withValue(PORT.toString())
+            .endEnv()
+            .apply { env.forEach { (k, v) -> addNewEnv().withName(k).withValue(v).endEnv() } }
+            .apply {
+                // as users deploy it: ContainersReady means the JVM listens (http-status answers 500 to probes too)
+                if (image == SAMPLE_IMAGE) {
+                    withNewReadinessProbe()
+                        .withNewHttpGet()
+                        .withPath("/readyz")
+                        .withNewPort(PORT)
+                        .endHttpGet()
+                        .withPeriodSeconds(1)
+                        .endReadinessProbe()
+                }
+            }.endContainer()
+            .endSpec()
+            .endTemplate()
+            .endSpec()
+            .build()
+
+    fun service(name: String) =
+        client
+            .resource(
+                ServiceBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(ns)
+                    .endMetadata()
+                    .withNewSpec()
+                    .addToSelector("app", name)
+                    .addNewPort()
+                    .withPort(PORT)
+                    .withNewTargetPort(PORT)
+                    .endPort()
+                    .endSpec()
+                    .build(),
+            ).create()
+
+    fun pods(app: String): List<Pod> =
+        client
+            .pods()
+            .inNamespace(ns)
+            .withLabel("app", app)
+            .list()
+            .items
+            .filter { it.metadata.deletionTimestamp == null }
+
+    /** Pods of the rollout danki gated; the pod from before opt-in has no gate and is not danki's. */
+    fun gatedPods(app: String): List<Pod> = pods(app).filter { PodGate.hasGate(it) }
+
+    fun gateOf(pod: Pod): PodCondition? = PodGate.conditionOf(pod)
+
+    fun runs(): List<WarmupRun> =
+        client
+            .resources(WarmupRun::class.java)
+            .inNamespace(ns)
+            .list()
+            .items
+
+    /** The identity holding the operators' Lease, once someone does. */
+    fun leaseHolder(): String =
+        eventually(Duration.ofSeconds(60)) {
+            client
+                .leases()
+                .inNamespace(ns)
+                .withName(LEASE_NAME)
+                .get()!!
+                .spec.holderIdentity!!
+                .also { require(it.isNotEmpty()) { "the Lease is free" } }
+        }
+
+    fun lease() =
+        client
+            .leases()
+            .inNamespace(ns)
+            .withName(LEASE_NAME)
+            .get()
+
+    companion object {
+        const val PORT = 8080
+        const val SAMPLE_IMAGE = "danki/sample-service:dev"
+
+        /** The Lease name [OperatorProcess] configures. */
+        const val LEASE_NAME = "danki-e2e"
+    }
+}
