@@ -65,14 +65,14 @@ deployments.apps [] [] [get list watch patch]
 events [] [] [create patch]
 pods [] [] [get list watch]
 pods/status [] [] [patch]
-warmupruns.danki.dev [] [] [get list watch create update patch delete]
-warmupruns.danki.dev/status [] [] [get update patch]
+warmupruns.danki.dev [] [] [get list watch create patch]
+warmupruns.danki.dev/status [] [] [patch]
 EOF
 }
 lease_rules() {
   cat <<EOF
 leases.coordination.k8s.io [] [] [create]
-leases.coordination.k8s.io [] [$LEASE] [get update patch]
+leases.coordination.k8s.io [] [$LEASE] [get update delete]
 EOF
 }
 
@@ -240,6 +240,7 @@ run_suite() {
   expect_rules "$short: can-i --list in $other is the baseline only" "$other" "$ns" "$sa" "$baseline"
   allowed "$app" "$ns" "$sa" patch pods --subresource=status
   allowed "$ns" "$ns" "$sa" update "leases/$LEASE"
+  allowed "$ns" "$ns" "$sa" delete "leases/$LEASE"
   for ns_ in "$app" "$ns" "$other"; do
     denied "$ns_" "$ns" "$sa" get secrets
     denied "$ns_" "$ns" "$sa" list secrets
@@ -255,7 +256,11 @@ run_suite() {
   denied "$other" "$ns" "$sa" list deployments.apps
   denied "$other" "$ns" "$sa" list pods
   denied "$ns" "$ns" "$sa" update leases/some-other-lease
-  denied "$ns" "$ns" "$sa" delete "leases/$LEASE"
+  denied "$ns" "$ns" "$sa" delete leases/some-other-lease
+  denied "$ns" "$ns" "$sa" patch "leases/$LEASE"
+  denied "$ns" "$ns" "$sa" deletecollection leases.coordination.k8s.io
+  for verb in update delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" warmupruns.danki.dev; done
+  denied "$app" "$ns" "$sa" update warmupruns.danki.dev --subresource=status
   denied "$other" "$ns" "$sa" create leases.coordination.k8s.io
   denied "" "$ns" "$sa" list nodes
   denied "" "$ns" "$sa" create clusterroles.rbac.authorization.k8s.io

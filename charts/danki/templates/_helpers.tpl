@@ -74,11 +74,12 @@ app.kubernetes.io/component: operator
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
-# The operator's own record of each warm-up, garbage-collected with its pod.
+# The operator's own record of each warm-up; the garbage collector deletes it with its pod.
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+  verbs: ["get", "list", "watch", "create", "patch"]
+# The run's status, written with server-side apply.
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns/status"]
-  verbs: ["get", "update", "patch"]
+  verbs: ["patch"]
 {{- end }}

@@ -29,14 +29,13 @@ WATCH_RULES = [
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
-    {"apiGroups": ["danki.dev"], "resources": ["warmupruns"],
-     "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]},
-    {"apiGroups": ["danki.dev"], "resources": ["warmupruns/status"], "verbs": ["get", "update", "patch"]},
+    {"apiGroups": ["danki.dev"], "resources": ["warmupruns"], "verbs": ["get", "list", "watch", "create", "patch"]},
+    {"apiGroups": ["danki.dev"], "resources": ["warmupruns/status"], "verbs": ["patch"]},
 ]
 LEASE_RULES = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
-     "verbs": ["get", "update", "patch"]},
+     "verbs": ["get", "update", "delete"]},
 ]
 # Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
 SCHEMA_PASS_THROUGH = {"global", "extraEnv[].valueFrom", "affinity.nodeAffinity", "affinity.podAffinity",
@@ -132,6 +131,9 @@ def test_defaults(helm):
           not any("*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"] for r in all_rules)
           and not any(res in ("secrets", "configmaps") for r in all_rules for res in r["resources"])
           and not any(r["resources"] == ["pods"] and set(r["verbs"]) - {"get", "list", "watch"} for r in all_rules))
+    check("deletes nothing but its own Lease, by name",
+          all(r.get("resourceNames") == ["danki-operator"] and r["resources"] == ["leases"]
+              for r in all_rules if "delete" in r["verbs"] or "deletecollection" in r["verbs"]), all_rules)
     (pdb,) = find(docs, "PodDisruptionBudget", "danki")
     check("PDB keeps one replica", pdb["spec"]["minAvailable"] == 1
           and pdb["spec"]["selector"]["matchLabels"] == spec["selector"]["matchLabels"])
