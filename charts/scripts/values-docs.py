@@ -4,10 +4,9 @@
 Why: the README's table must say what values.yaml says; a generator keeps them from drifting.
 
 Convention in values.yaml: the comment block right above a key is its description, and one
-line of it starts with `Example:` followed by an inline YAML example. A key whose children have
-comments is a section (each child gets its own row); a key whose children have no comments is a
-leaf documented as a whole (resources, securityContext). Every top-level key, and every child of
-a section, must have a description and an example, or this script fails naming the key.
+line of it starts with `Example:` followed by an inline YAML example. A key with keys under it
+is a section (each child gets its own row). Every key, at every depth, must have a description
+and an example, or this script fails naming the key.
 
 Usage: values-docs.py CHART_DIR            rewrite the table in CHART_DIR/README.md
        values-docs.py --check CHART_DIR    exit 1 when the table is stale or a key is undocumented
@@ -37,7 +36,6 @@ class Entry:
         self.description = " ".join(c for c in comments if not c.startswith("Example:")).strip()
         examples = [c[len("Example:"):].strip() for c in comments if c.startswith("Example:")]
         self.example = examples[0] if examples else ""
-        self.documented = bool(comments)
 
 
 def parse_entries(lines):
@@ -81,13 +79,10 @@ def rows(values_file):
     for e in entries:
         parent = e.path.rpartition(".")[0]
         by_parent.setdefault(parent, []).append(e)
-    # A key is documented on its own row when it is top-level or its parent is a section.
-    sections = {""} | {p for p, kids in by_parent.items() if any(k.documented for k in kids)}
+    # Every key gets its own row; a key with keys under it is a section.
+    sections = set(by_parent)
     problems, table = [], []
     for e in entries:
-        parent = e.path.rpartition(".")[0]
-        if parent not in sections:
-            continue
         if not e.description:
             problems.append(f"{e.path}: no comment above the key")
         if not e.example:

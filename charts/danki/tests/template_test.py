@@ -180,6 +180,8 @@ def test_rejected(helm):
         ("a namespace that is not a DNS label", ["--set", "watchNamespaces={Shop_1}"], "watchNamespaces"),
         ("two replicas without leader election", ["--set", "leaderElection.enabled=false"], "leaderElection"),
         ("a PDB that blocks every drain", ["--set", "replicaCount=1"], "minAvailable"),
+        ("a typo in a resource name", ["--set", "resources.requests.cpuu=100m"], "cpuu"),
+        ("a resource limit that is not a quantity", ["--set", "resources.limits.memory=lots"], "memory"),
     ]
     for name, args, word in cases:
         code, _, err = render(helm, *args)
@@ -189,7 +191,9 @@ def test_rejected(helm):
 def test_options(helm):
     code, docs, err = render(helm, "--set", "serviceMonitor.enabled=true", "--set", "grafanaDashboard.enabled=true",
                              "--set", "image.digest=sha256:" + "a" * 64, "--set", "k6.binary=/opt/k6",
-                             "--set", "replicaCount=1", "--set", "podDisruptionBudget.enabled=false")
+                             "--set", "replicaCount=1", "--set", "podDisruptionBudget.enabled=false",
+                             "--set", "resources.limits.ephemeral-storage=1Gi",
+                             "--set", "resources.limits.hugepages-2Mi=64Mi")
     check("options render", code == 0, err)
     if code != 0:
         return
@@ -208,6 +212,9 @@ def test_options(helm):
     check("a digest pins the image", c["image"] == "danki/operator@sha256:" + "a" * 64, c["image"])
     check("k6.binary reaches DANKI_K6_BINARY", env_of(c).get("DANKI_K6_BINARY") == "/opt/k6")
     check("no PDB when disabled", not find(docs, "PodDisruptionBudget"))
+    check("ephemeral-storage and hugepages-* limits are accepted",
+          c["resources"]["limits"].get("ephemeral-storage") == "1Gi"
+          and c["resources"]["limits"].get("hugepages-2Mi") == "64Mi", c["resources"])
 
 
 def schema_objects(node, path=""):
@@ -220,6 +227,10 @@ def schema_objects(node, path=""):
         yield from schema_objects(node["items"], f"{path}[]")
     if isinstance(node.get("additionalProperties"), dict):
         yield from schema_objects(node["additionalProperties"], f"{path}.*")
+    for pattern, child in node.get("patternProperties", {}).items():
+        yield from schema_objects(child, f"{path}.<{pattern}>")
+    for name, child in node.get("definitions", {}).items():
+        yield from schema_objects(child, f"#/definitions/{name}")
 
 
 def test_schema():
