@@ -12,8 +12,11 @@
 #   3. The operator really works with only these rules: an annotated Deployment in -app gets
 #      its pod warmed (gate condition True, reason WarmedUp) and a WarmupRun.
 #   4. helm upgrade to watch -other too (Role appears), back (Role goes), then cluster-wide
-#      mode with 0 replicas (ClusterRole; no operator left watching the shared cluster).
-#   5. helm uninstall: no object labelled with the release is left anywhere; the CRD stays.
+#      mode (ClusterRole, no Role anywhere): an annotated Deployment in -other, which has no
+#      Role, is warmed too. The documented opt-out (list, annotate -, rollout) drops its gate.
+#   5. helm uninstall: no object labelled with the release is left anywhere, the operator's
+#      Lease is gone too, the CRD stays; the documented repair takes the gate off a Deployment
+#      that was left opted in (-app).
 #
 # Env: KUBECTL, HELM3, HELM4 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
 #      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 300).
@@ -112,9 +115,10 @@ lease_held_by_chart_pod() { # NS RELEASE
   [[ -n $holder ]] && kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o name | grep -qx "pod/$holder"
 }
 
-notes_ok() { # NOTES: the next steps and the CRD caveat are there
+notes_ok() { # NOTES: the next steps, the opt-out before uninstalling and the CRD caveat are there
   grep -qF 'kubectl annotate deployment <name> danki.dev/warmup=enabled' <<<"$1" &&
-    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'Helm keeps the WarmupRun CRD' <<<"$1"
+    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'Helm keeps the WarmupRun CRD' <<<"$1" &&
+    grep -qF 'annotate deployment <name> danki.dev/warmup-' <<<"$1" && grep -qF "$(opted_in_jsonpath)" <<<"$1"
 }
 
 crd_exists() { kc get crd warmupruns.danki.dev -o name >/dev/null 2>&1; }
@@ -126,6 +130,7 @@ pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
 }
 
 warm_target() { # NS: an annotated Deployment the operator must warm
+  # Short cold and warm passes (40 requests at 40/s): this test is about RBAC, not warm-up quality.
   kc -n "$1" apply -f - >/dev/null <<'EOF'
 apiVersion: apps/v1
 kind: Deployment
@@ -133,6 +138,8 @@ metadata:
   name: warm-target
   annotations:
     danki.dev/warmup: enabled
+    danki.dev/requests: "40"
+    danki.dev/rate: "40"
 spec:
   replicas: 1
   selector:
@@ -167,6 +174,34 @@ warm_diagnosis() { # NS: what the WarmupRuns and the gate say, to tell an RBAC g
     | sed 's/^/     event /' | tail -5 || true
 }
 
+# The jsonpath of the one-liner in NOTES and the docs that lists opted-in Deployments.
+opted_in_jsonpath() {
+  # shellcheck disable=SC2016 # a jsonpath, not a shell expansion
+  printf '%s' '{range .items[?(@.metadata.annotations.danki\.dev/warmup=="enabled")]}{.metadata.namespace}{" "}{.metadata.name}{"\n"}{end}'
+}
+opted_in() { kc get deployments -A -o jsonpath="$(opted_in_jsonpath)"; }
+
+template_gated() { # NS: warm-target's pod template carries the danki.dev/warmed readiness gate
+  [[ $(kc -n "$1" get deploy warm-target -o jsonpath='{.spec.template.spec.readinessGates[*].conditionType}') == *danki.dev/warmed* ]]
+}
+template_ungated() { ! template_gated "$1"; }
+
+# The repair for a Deployment left gated after uninstall (install.md): a merge patch that
+# removes the label and the readiness gates. (Not `kubectl apply --server-side
+# --field-manager=danki`: on a Deployment made by client-side apply, kubectl then migrates every
+# field of the user's to the manager danki, and the operator's next apply would drop them.)
+drop_danki_fields() { # NS NAME
+  kc -n "$1" patch deployment "$2" --type=merge \
+    -p '{"spec":{"template":{"metadata":{"labels":{"danki.dev/warmup":null}},"spec":{"readinessGates":null}}}}' >/dev/null
+}
+
+lease_gone() { # NS
+  ! kc -n "$1" get lease "$LEASE" -o name >/dev/null 2>&1
+}
+operator_pods_gone() { # NS RELEASE
+  [[ -z $(kc -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o name) ]]
+}
+
 leftovers() { # RELEASE: every object labelled with the release, cluster-wide
   local kinds
   kinds=$(kc api-resources --verbs=list -o name | grep -vE '^(events|events\.events\.k8s\.io)$' | paste -sd, -)
@@ -194,6 +229,7 @@ run_suite() {
   local app="$ns-app" other="$ns-other" sa="danki-e2e-$short"
   local common=(--namespace "$ns" --set "image.tag=$IMAGE_TAG" --set "leaderElection.leaseName=$LEASE"
     --set logging.format=text --wait --timeout "${TIMEOUT}s")
+  local started=$SECONDS
   echo "== $short: $("$helm" version --short)"
   # shellcheck disable=SC2064 # expand now: the trap must clean this suite's names
   trap "cleanup '$helm' '$rel' '$ns'" EXIT
@@ -223,7 +259,8 @@ run_suite() {
   else fail "$short: helm install (watching $app)"; kc -n "$ns" get pods -o wide || true; return; fi
   local notes
   notes=$("$helm" get notes "$rel" -n "$ns" 2>/dev/null || true)
-  check "$short: NOTES say how to opt in, how to watch, and that Helm keeps the CRD" notes_ok "$notes"
+  check "$short: NOTES say how to opt in, how to watch, how to opt out before uninstalling, and that Helm keeps the CRD" \
+    notes_ok "$notes"
   check "$short: Deployment available, 2 ready replicas" \
     wait_for "$TIMEOUT" "2 ready replicas" bash -c "[[ \$('$KUBECTL' -n '$ns' get deploy '$rel' -o jsonpath='{.status.readyReplicas}') == 2 ]]"
   check "$short: operator pods run as the chart's ServiceAccount $sa" pods_use_sa "$ns" "$rel" "$sa"
@@ -287,30 +324,68 @@ run_suite() {
   check "$short: the Role and RoleBinding in $other are gone" \
     bash -c "[[ -z \$('$KUBECTL' -n '$other' get roles,rolebindings -l app.kubernetes.io/instance=$rel -o name) ]]"
   expect_rules "$short: can-i --list in $other is the baseline again" "$other" "$ns" "$sa" "$baseline"
-  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set replicaCount=0 --set podDisruptionBudget.enabled=false \
-    --set-json 'watchNamespaces=[]' >/dev/null; then
-    pass "$short: helm upgrade to cluster-wide mode (0 replicas)"
-  else fail "$short: helm upgrade to cluster-wide mode (0 replicas)"; fi
+  # Cluster-wide mode: the operator warms in a namespace where only the ClusterRole lets it in.
+  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set-json 'watchNamespaces=[]' >/dev/null; then
+    pass "$short: helm upgrade to cluster-wide mode"
+  else fail "$short: helm upgrade to cluster-wide mode"; fi
   expect_rules "$short: cluster-wide, can-i --list in $other is the baseline plus the watch rules" \
     "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
-  check "$short: cluster-wide, no Role left in $app" \
-    bash -c "[[ -z \$('$KUBECTL' -n '$app' get roles,rolebindings -l app.kubernetes.io/instance=$rel -o name) ]]"
+  check "$short: cluster-wide, no Role or RoleBinding of the release in any namespace" \
+    bash -c "[[ -z \$('$KUBECTL' get roles,rolebindings -A -l app.kubernetes.io/instance=$rel -o name | grep -v '/$rel-leader-election\$') ]]"
   denied "$other" "$ns" "$sa" get secrets
+  check "$short: cluster-wide, the operator restarted watching every namespace" \
+    wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s
+  warm_target "$other"
+  if wait_for "$TIMEOUT" "a warmed pod" pod_warmed "$other"; then
+    pass "$short: cluster-wide, the operator warms an annotated pod in $other (ClusterRole only)"
+  else fail "$short: cluster-wide, the operator warms an annotated pod in $other (ClusterRole only)"; warm_diagnosis "$other"; fi
 
-  # 5. uninstall: nothing left but the CRD (and the Lease the operator made, documented in NOTES)
+  # The documented opt-out before uninstalling: list, annotate -, rollout status.
+  local listed
+  listed=$(opted_in)
+  if grep -qx "$app warm-target" <<<"$listed" && grep -qx "$other warm-target" <<<"$listed"; then
+    pass "$short: the documented one-liner lists the opted-in Deployments"
+  else fail "$short: the documented one-liner lists the opted-in Deployments; got: $listed"; fi
+  kc -n "$other" annotate deployment warm-target danki.dev/warmup- >/dev/null
+  check "$short: opting out drops the readiness gate from the template" \
+    wait_for "$TIMEOUT" "the gate to go" template_ungated "$other"
+  check "$short: after opting out, the rollout completes" \
+    wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$other" rollout status deploy/warm-target --timeout=5s
+  listed=$(opted_in)
+  if grep -qx "$other warm-target" <<<"$listed"; then fail "$short: the one-liner no longer lists the opted-out Deployment"
+  else pass "$short: the one-liner no longer lists the opted-out Deployment"; fi
+
+  # 5. uninstall: nothing left but the CRD; the operator deletes its Lease as it stops
   if "$helm" uninstall "$rel" -n "$ns" --wait --timeout "${TIMEOUT}s" >/dev/null; then
     pass "$short: helm uninstall"
   else fail "$short: helm uninstall"; fi
   if wait_for 180 "garbage collection" no_leftovers "$rel"; then pass "$short: no object labelled with the release is left"
   else fail "$short: no object labelled with the release is left"; leftovers "$rel" | sed 's/^/     /'; fi
+  # The operator deletes its Lease as it stops: wait out the pods' grace period (30 s), then a little.
+  # Known gap: helm deletes the Lease Role, its binding and the ServiceAccount in the same breath
+  # as the Deployment, before the pods get SIGTERM, so the stopping operator's delete can be refused
+  # (403); the operator logs "lease kept" with the code. Scaling to 0 first (install.md) avoids it.
+  wait_for 90 "the operator pods to stop" operator_pods_gone "$ns" "$rel" || true
+  if wait_for 10 "the Lease to go" lease_gone "$ns"; then pass "$short: the Lease $ns/$LEASE is gone"
+  else
+    fail "$short: the Lease $ns/$LEASE is gone (the operator deletes it on a clean shutdown)"
+    kc -n "$ns" get lease "$LEASE" -o jsonpath='     holder {.spec.holderIdentity}, renewed {.spec.renewTime}{"\n"}' || true
+    kc -n "$ns" get pods -o name | sed 's/^/     still running: /' || true
+  fi
   local residue
-  residue=$(namespace_residue "$ns")
-  if [[ $residue == "lease.coordination.k8s.io/$LEASE" || -z $residue ]]; then
-    pass "$short: the release namespace holds nothing from the chart (Lease kept by the operator: ${residue:-none})"
+  # (the Lease has its own check above)
+  residue=$(namespace_residue "$ns" | grep -vx "lease.coordination.k8s.io/$LEASE" || true)
+  if [[ -z $residue ]]; then pass "$short: the release namespace holds nothing else from the chart or the operator"
   else fail "$short: the release namespace is not empty:"; while read -r line; do echo "     $line"; done <<<"$residue"; fi
   check "$short: the CRD stays after uninstall" crd_exists
+
+  # The documented repair for a Deployment left opted in: it loses the gate without an operator.
+  check "$short: after uninstall, $app/warm-target still has the gate (it was not opted out)" template_gated "$app"
+  drop_danki_fields "$app" warm-target
+  check "$short: the documented merge patch drops the gate" template_ungated "$app"
   cleanup "$helm" "$rel" "$ns"
   trap - EXIT
+  echo "== $short: done in $((SECONDS - started)) s"
 }
 
 main() {
