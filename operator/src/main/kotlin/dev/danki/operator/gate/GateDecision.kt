@@ -1,5 +1,7 @@
 package dev.danki.operator.gate
 
+import dev.danki.operator.kube.WarmupRun
+
 /** What the pod reconciler knows about one gated pod, gathered from the informer caches. */
 data class PodFacts(
     /** The pod spec lists the `danki.dev/warmed` readiness gate. */
@@ -60,7 +62,7 @@ enum class GateDecision {
     ;
 
     companion object {
-        private val TERMINAL = setOf("Succeeded", "Failed")
+        private val TERMINAL = setOf(WarmupRun.PHASE_SUCCEEDED, WarmupRun.PHASE_FAILED)
 
         /** The gate decision table; see GateDecisionTest for every row. */
         fun decide(facts: PodFacts): GateDecision =

@@ -35,40 +35,41 @@ class PodGate(
         val current = conditionOf(pod)
         val sameStatus = current != null && (current.status == "True") == wanted.status
         if (sameStatus && current?.reason == wanted.reason && current.message == wanted.message) return false
+        // the transition time moves only when the status does, as for any condition
         val transition =
-            if (sameStatus && current?.lastTransitionTime != null) {
-                current.lastTransitionTime
-            } else {
-                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
-            }
-        val body =
-            mapOf(
-                "apiVersion" to "v1",
-                "kind" to "Pod",
-                "metadata" to mapOf("name" to pod.metadata.name, "namespace" to pod.metadata.namespace),
-                "status" to
-                    mapOf(
-                        "conditions" to
-                            listOf(
-                                mapOf(
-                                    "type" to Keys.GATE_CONDITION,
-                                    "status" to if (wanted.status) "True" else "False",
-                                    "reason" to wanted.reason,
-                                    "message" to wanted.message,
-                                    "lastTransitionTime" to transition,
-                                ),
-                            ),
-                    ),
-            )
+            current?.lastTransitionTime?.takeIf { sameStatus }
+                ?: Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
         val started = System.nanoTime()
         client
             .pods()
             .inNamespace(pod.metadata.namespace)
             .withName(pod.metadata.name)
             .subresource("status")
-            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(configuration(pod, wanted, transition)))
         onPatched((System.nanoTime() - started) / NANOS_PER_SECOND)
         return true
+    }
+
+    /** The apply configuration: only danki's entry of `conditions`, a list keyed by type. */
+    private fun configuration(
+        pod: Pod,
+        wanted: GateCondition,
+        transition: String,
+    ): Map<String, Any> {
+        val condition =
+            mapOf(
+                "type" to Keys.GATE_CONDITION,
+                "status" to if (wanted.status) "True" else "False",
+                "reason" to wanted.reason,
+                "message" to wanted.message,
+                "lastTransitionTime" to transition,
+            )
+        return mapOf(
+            "apiVersion" to "v1",
+            "kind" to "Pod",
+            "metadata" to mapOf("name" to pod.metadata.name, "namespace" to pod.metadata.namespace),
+            "status" to mapOf("conditions" to listOf(condition)),
+        )
     }
 
     companion object {
