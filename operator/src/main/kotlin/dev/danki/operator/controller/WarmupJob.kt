@@ -79,10 +79,12 @@ class WarmupJob(
                 // to the first attempt: a retry after a not-yet-listening target is not reaction time
                 val first = result.firstRequestAtMillis
                 status.reactionMillis = (first - input.readySeenAt.toEpochMilli()).takeIf { first > 0 }
+                status.k6StartupMillis = result.k6StartupMillis
                 recorder.succeeded(ref, status, outcome.summary)
                 log
                     .addKeyValue("attempts", result.attempts)
                     .addKeyValue("reactionMillis", status.reactionMillis)
+                    .addKeyValue("k6StartupMillis", status.k6StartupMillis)
                     .addKeyValue("result", status.message)
                     .log("pod warmed")
             }

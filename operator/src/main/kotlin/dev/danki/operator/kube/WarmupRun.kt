@@ -121,6 +121,9 @@ class WarmupRunStatus {
 
     @JsonPropertyDescription("Milliseconds from the operator seeing ContainersReady to the first warm-up request.")
     var reactionMillis: Long? = null
+
+    @JsonPropertyDescription("Milliseconds from starting the k6 process to its first request (part of reactionMillis).")
+    var k6StartupMillis: Long? = null
     var reason: String? = null
     var message: String? = null
     var conditions: List<Condition>? = null

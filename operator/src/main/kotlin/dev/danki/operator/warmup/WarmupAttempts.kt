@@ -18,12 +18,20 @@ interface AttemptListener {
     )
 }
 
-/** The end of all attempts of one warm-up; [firstRequestAtMillis] is the first attempt's first request (0: none). */
+/**
+ * The end of all attempts of one warm-up. [firstRequestAtMillis] is the first attempt's first request
+ * and [k6StartedAtMillis] the moment its k6 process was started (epoch ms; 0: none).
+ */
 data class AttemptsResult(
     val outcome: K6Outcome,
     val attempts: Int,
     val firstRequestAtMillis: Long = 0,
-)
+    val k6StartedAtMillis: Long = 0,
+) {
+    /** k6's own start-up: process start to its first request, of the first attempt (null: unknown). */
+    val k6StartupMillis: Long?
+        get() = (firstRequestAtMillis - k6StartedAtMillis).takeIf { firstRequestAtMillis > 0 && k6StartedAtMillis > 0 }
+}
 
 /**
  * Runs k6 until one attempt succeeds, retrying failures (unreachable target, too many failed requests,
@@ -46,18 +54,24 @@ class WarmupAttempts(
         }
         var attempt = 0
         var first = 0L
+        var started = 0L
         var final: K6Outcome? = if (task.cancelled) K6Outcome.Cancelled else null
         while (final == null) {
             attempt++
+            // the wall clock, not [clock]: it is compared with k6's own Date.now() of its first request
+            val attemptStart = System.currentTimeMillis()
             val outcome = attempt(request, task, listener, attempt)
-            if (first == 0L) first = firstRequestOf(outcome)
+            if (first == 0L) {
+                first = firstRequestOf(outcome)
+                started = attemptStart
+            }
             final =
                 when (outcome) {
                     is K6Outcome.Failed -> afterFailure(outcome, attempt, request, task, listener)
                     else -> outcome
                 }
         }
-        return AttemptsResult(final, attempt, first)
+        return AttemptsResult(final, attempt, first, started)
     }
 
     /** Null to try again after the back-off; otherwise how the warm-up ends. */

@@ -2,6 +2,7 @@ package dev.danki.operator.warmup
 
 import dev.danki.operator.kube.BackoffPolicy
 import dev.danki.operator.kube.Keys
+import io.kotest.matchers.comparables.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.types.shouldBeInstanceOf
@@ -92,7 +93,16 @@ class WarmupAttemptsTest {
         result.outcome.shouldBeInstanceOf<K6Outcome.Completed>()
         result.attempts shouldBe 1
         result.firstRequestAtMillis shouldBe 1795320545863
+        result.k6StartedAtMillis shouldBeGreaterThan 0
         failures shouldBe emptyList()
+    }
+
+    @Test
+    fun `k6 start-up is the time from starting k6 to its first request, unknown without one`() {
+        AttemptsResult(K6Outcome.Cancelled, 1, firstRequestAtMillis = 10_060, k6StartedAtMillis = 10_000)
+            .k6StartupMillis shouldBe 60
+        AttemptsResult(K6Outcome.Cancelled, 1, firstRequestAtMillis = 0, k6StartedAtMillis = 10_000)
+            .k6StartupMillis shouldBe null
     }
 
     @Test
