@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture
 /**
  * fabric8's LeaderElector on a `coordination.k8s.io` Lease ([LeaseUpdateLock]), or "always leader"
  * when election is off. On a clean shutdown the Lease is released and then deleted when nobody took
- * it meanwhile, so `helm uninstall` leaves no Lease behind.
+ * it meanwhile; in a pod it is also owned by the operator's ServiceAccount, so `helm uninstall`,
+ * which takes the operator's rights away before its pods stop, leaves no Lease behind either.
  */
 class LeaderElection(
     private val client: KubernetesClient,
@@ -36,8 +37,14 @@ class LeaderElection(
                 .withRenewDeadline(RENEW_DEADLINE)
                 .withRetryPeriod(RETRY_PERIOD)
                 .withReleaseOnCancel(true)
-                .withLock(LeaseUpdateLock(config.leaseNamespace, config.leaseName, config.identity))
-                .withLeaderCallbacks(
+                .withLock(
+                    LeaseUpdateLock(
+                        config.leaseNamespace,
+                        config.leaseName,
+                        config.identity,
+                        LeaseOwner.fromToken(config.leaseNamespace),
+                    ),
+                ).withLeaderCallbacks(
                     LeaderCallbacks(onLeading, onLost) { leader ->
                         log.atInfo().addKeyValue("leader", leader).log("leader changed")
                     },

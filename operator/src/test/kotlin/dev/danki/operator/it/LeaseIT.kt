@@ -3,9 +3,13 @@ package dev.danki.operator.it
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.LeaderElection
 import dev.danki.operator.kube.LeaseCleanup
+import dev.danki.operator.kube.LeaseUpdateLock
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder
 import io.fabric8.kubernetes.client.KubernetesClientException
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
@@ -62,6 +66,36 @@ class LeaseIT {
         election.stop()
         lost.await(5, TimeUnit.SECONDS) shouldBe true
         leases.withName("renewed").get() shouldBe null
+    }
+
+    @Test
+    fun `the Lease is owned by the operator's ServiceAccount, and renewals keep that owner`() {
+        val account =
+            space.client
+                .serviceAccounts()
+                .inNamespace(space.ns)
+                .resource(
+                    ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withName("danki")
+                        .endMetadata()
+                        .build(),
+                ).create()
+        val owner =
+            OwnerReferenceBuilder()
+                .withApiVersion("v1")
+                .withKind("ServiceAccount")
+                .withName("danki")
+                .withUid(account.metadata.uid)
+                .build()
+        val lock = LeaseUpdateLock(space.ns, "owned", "replica-a", owner)
+        val now = ZonedDateTime.now()
+        lock.create(space.client, LeaderElectionRecord("replica-a", Duration.ofSeconds(15), now, now, 0))
+        lock.get(space.client)
+        lock.update(space.client, LeaderElectionRecord("replica-a", Duration.ofSeconds(15), now, now.plusSeconds(2), 0))
+        val renewed = leases.withName("owned").get().shouldNotBeNull()
+        renewed.spec.renewTime.isAfter(now.plusSeconds(1)) shouldBe true
+        renewed.metadata.ownerReferences.map { it.uid } shouldBe listOf(account.metadata.uid)
     }
 
     @Test
