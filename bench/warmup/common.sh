@@ -57,6 +57,15 @@ pid_in_pod() {
 
 operator_proc() { "${MEASURE[@]}" proc "$OPERATOR_PID"; }
 
+# gate_patch_metric: {"count": N, "sum": S} of the operator's danki_gate_patch_duration_seconds
+# histogram (its pods/status patches), from its /metrics.
+gate_patch_metric() {
+  { curl -s -m 10 "http://$OPERATOR_IP:8080/metrics" || true; } | awk '
+    /^danki_gate_patch_duration_seconds_count/ { c += $NF }
+    /^danki_gate_patch_duration_seconds_sum/ { s += $NF }
+    END { printf "{\"count\": %d, \"sum\": %.6f}\n", c, s }'
+}
+
 # start_watch NS SELECTOR LOG: timestamp every pod change (host clock) into LOG; sets WATCH_PID.
 start_watch() {
   local ns=$1 selector=$2 log=$3

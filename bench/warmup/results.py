@@ -3,6 +3,7 @@
 import json
 import statistics
 import sys
+from datetime import datetime
 
 STRATEGY_LABELS = {"none": "no warm-up", "fixed3": "fixed 3 requests", "fixed100": "fixed 100 requests",
                    "danki": "danki adaptive"}
@@ -36,11 +37,18 @@ def warmup_requests(r):
     return f"{req.get('total', '?')} ({req.get('cold', '?')} cold + {req.get('warmup', '?')} + {req.get('warm', '?')} warm)"
 
 
+def steady_of(r):
+    """The fully warm pass with the median P95 (a run records several; older runs one)."""
+    passes = r["steady"] if isinstance(r["steady"], list) else [r["steady"]]
+    passes = [p for p in passes if p.get("p95") is not None] or passes
+    return sorted(passes, key=lambda p: p.get("p95") or 0)[len(passes) // 2]
+
+
 def quality(records):
     rows = []
     none = next((r["first100"].get("p95") for r in records if r["strategy"] == "none"), None)
     for r in records:
-        f, s = r["first100"], r["steady"]
+        f, s = r["first100"], steady_of(r)
         rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), warmup_requests(r)]
                     + [ms(f.get(f"p{p}")) for p in (25, 50, 75, 90, 95)]
                     + [ms(s.get("p95")), ratio(f.get("p95"), s.get("p95")), ratio(f.get("p95"), none),
@@ -48,11 +56,13 @@ def quality(records):
     text = table(["strategy", "warm-up requests", "P25", "P50", "P75", "P90", "P95 (first 100)",
                   "fully warm P95", "first-100 P95 / fully warm P95", "first-100 P95 / no warm-up's",
                   "errors"], rows)
-    steady = [r["steady"].get("p95") for r in records if r["steady"].get("p95") is not None]
-    if len(steady) > 1:
-        text += (f"\n\nThe fully warm P95 is itself noisy on this shared machine ({min(steady):.0f} to {max(steady):.0f} ms "
-                 "across the pods above). A ratio near or below 1x means the pod's first 100 requests were as fast as "
-                 "its later fully warm self, within that noise.")
+    passes = [p["p95"] for r in records for p in (r["steady"] if isinstance(r["steady"], list) else [r["steady"]])
+              if p.get("p95") is not None]
+    if len(passes) > 1:
+        text += (f"\n\nThe fully warm P95 is the median of {len(passes) // max(len(records), 1)} passes per pod; single "
+                 f"passes ranged from {min(passes):.0f} to {max(passes):.0f} ms across all pods, which is the noise of "
+                 "this machine. A ratio near or below 1x means the pod's first 100 requests were as fast as its later "
+                 "fully warm self, within that noise.")
     polled = [r for r in records if r.get("poll")]
     if polled:
         starts = ", ".join(f"{STRATEGY_LABELS.get(r['strategy'], r['strategy'])} {r['t_containers_ready'] - r['t_scale']:.0f} s"
@@ -71,7 +81,7 @@ def cost(records, startup, shutdown):
     danki_t = danki["t_ready"] - danki["t_containers_ready"] if danki else None
     for r in records:
         t = r["t_ready"] - r["t_containers_ready"]
-        k6_run = r["t_ready"] - r["t_k6_start"] if r.get("t_k6_start") else None
+        k6_run = r["t_ready"] - r["t_k6_start"] if r.get("t_k6_start") else run_seconds(r.get("run") or {})
         rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), sec(t), ratio(t, danki_t), sec(k6_run),
                      sec(r["t_containers_ready"] - r["t_scale"])])
     text = table(["strategy", "ContainersReady -> Ready (s)", "/ danki's", "of which the k6 run (exec -> exit, s)",
@@ -84,46 +94,79 @@ def cost(records, startup, shutdown):
     return text
 
 
+def run_seconds(run):
+    """startTime -> completionTime of a WarmupRun: k6 from its start to its exit, and the summary read."""
+    try:
+        parse = lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))
+        return (parse(run["completionTime"]) - parse(run["startTime"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def danki_split(r, startup, shutdown):
     poll = r.get("poll") or {}
     run = r.get("run") or {}
     total = r["t_ready"] - r["t_containers_ready"]
+    reaction = run.get("reactionMillis")
+    k6_startup = run.get("k6StartupMillis")
+    before_k6 = (reaction - k6_startup) / 1000.0 if reaction is not None and k6_startup is not None else None
+    k6_run = run_seconds(run)
+    patch = (r.get("gate_patch") or {}).get("mean_s")
+    rest = total - (before_k6 or 0) - (k6_run or 0) if before_k6 is not None and k6_run is not None else None
     first, last = poll.get("first_move"), poll.get("last_move")
-    k6_start = statistics.median(startup) if startup else None
     rows = [
-        ["operator reaction: ContainersReady seen -> first warm-up request on the pod (outside view, /metrics polled about every 0.1 s)",
-         sec(first - r["t_containers_ready"]) if first else "-"],
-        ["  of which k6 start-up (exec -> first request; median of 5 separate runs on this machine)", sec(k6_start)],
-        ["k6 shut-down (last answer -> process exit, summary written; median of the same 5 runs)",
-         sec(statistics.median(shutdown)) if shutdown else "-"],
-        ["operator reaction as the operator records it (`status.reactionMillis`)",
-         sec(run["reactionMillis"] / 1000.0) if run.get("reactionMillis") is not None else "-"],
-        ["the warm-up itself: first -> last warm-up request (cold pass, warm-up, warm pass)",
-         sec(last - first) if first and last else "-"],
-        ["the warm-up as the operator records it (`status.duration`)", run.get("duration") or "-"],
-        ["finish: last warm-up request -> pod Ready (k6 exit, summary parse, status patches, watch delivery)",
-         sec(r["t_ready"] - last) if last else "-"],
-        ["total ContainersReady -> Ready", sec(total)],
+        ["total: ContainersReady -> Ready, as a watch on the host saw both", sec(total), "100 %"],
+        ["operator reaction before k6: its informer delivers ContainersReady -> k6 started "
+         "(`reactionMillis` - `k6StartupMillis`)", sec(before_k6), share(before_k6, total)],
+        ["k6 start-up: k6 started -> its first request (`k6StartupMillis`)",
+         sec(k6_startup / 1000.0 if k6_startup is not None else None), share(k6_startup and k6_startup / 1000.0, total)],
+        ["the warm-up run: k6 started -> k6 exited and its summary read (`startTime` -> `completionTime`; "
+         "cold pass, warm-up, warm pass)", sec(k6_run), share(k6_run, total)],
+        ["the rest: informer delivery, the status patch, the node agent's Ready, watch delivery",
+         sec(rest), share(rest, total)],
+        ["  of which the `pods/status` patch itself (`danki_gate_patch_duration_seconds`, mean of "
+         f"{(r.get('gate_patch') or {}).get('patches', '?')})", sec(patch), share(patch, total)],
     ]
-    return "danki's time split (seconds):\n\n" + table(["part", "s"], rows)
+    text = "danki's time split:\n\n" + table(["part", "s", "of total"], rows)
+    k6_start = statistics.median(startup) if startup else None
+    k6_stop = statistics.median(shutdown) if shutdown else None
+    text += ("\n\nFor scale, a bare k6 on this machine (one request to a warm pod, median of 5 runs) takes "
+             f"{sec(k6_start)} s from exec to its first request and {sec(k6_stop)} s from its last answer to its exit.")
+    if first and last:
+        text += (f" Seen from the pod (its warm-up counter polled every 0.1 s): first warm-up request "
+                 f"{sec(first - r['t_containers_ready'])} s after ContainersReady, last one {sec(last - first)} s later.")
+    return text
+
+
+def share(part, total):
+    return "-" if part is None or not total else f"{part / total * 100:.0f} %"
 
 
 def scale(records):
-    rows = []
+    """One row per (N, concurrency), with ratios to N=4 at the same concurrency (how time grows with N)
+    and to the default concurrency 4 at the same N (what the setting buys)."""
+    rows, totals = [], {}
+    for r in records:
+        ready = [p["ready"] for p in r["pods"].values() if p["ready"]]
+        if len(ready) == r["n"]:
+            totals[(r["n"], r["concurrency"])] = max(ready) - r["t_scale"]
     for r in records:
         pods = r["pods"].values()
         ready = [p["ready"] for p in pods if p["ready"]]
         gaps = [p["ready"] - p["containersReady"] for p in pods if p["ready"] and p["containersReady"]]
         cpu = r["after"]["cpu_s"] - r["before"]["cpu_s"]
         k6 = r["after"]["children_cpu_s"] - r["before"]["children_cpu_s"]
-        n = r["n"]
-        rows.append([n, r["concurrency"], f"{len(ready)}/{n}",
-                     sec(max(ready) - r["t_scale"]) if ready else "-",
+        n, c = r["n"], r["concurrency"]
+        total = totals.get((n, c))
+        smallest = min((m for m, cc in totals if cc == c), default=None)
+        rows.append([n, c, f"{len(ready)}/{n}", sec(total) if total else "- (not all Ready)",
+                     ratio(total, totals.get((smallest, c))) if smallest and smallest != n else "1x" if total else "-",
+                     ratio(total, totals.get((n, 4))) if c != 4 else "1x" if total else "-",
                      sec(statistics.mean(gaps)) if gaps else "-", sec(max(gaps)) if gaps else "-",
                      sec(cpu / n), sec(k6 / n)])
-    return table(["N", "concurrency", "Ready", "scale -> all Ready (s)", "mean ContainersReady -> Ready (s)",
-                  "max ContainersReady -> Ready (s)", "operator JVM CPU s / warmed pod",
-                  "k6 CPU s / warmed pod"], rows)
+    return table(["N", "concurrency", "Ready", "scale -> all Ready (s)", "/ smallest N's time",
+                  "/ concurrency 4's time", "mean ContainersReady -> Ready (s)", "max ContainersReady -> Ready (s)",
+                  "operator JVM CPU s / warmed pod", "k6 CPU s / warmed pod"], rows)
 
 
 def cache(r):
@@ -133,10 +176,13 @@ def cache(r):
     heap0, heap1 = r.get("heap_before_mib"), r.get("heap_after_mib")
     rows = [["RSS (MiB)", f"{idle['rss_mib']:.0f}", f"{full['rss_mib']:.0f}",
              f"{(full['rss_mib'] - idle['rss_mib']) * 1024 / n:.1f} KiB"],
-            ["CPU while idle (% of one core)", f"{idle['cpu_per_s'] * 100:.1f}", f"{full['cpu_per_s'] * 100:.1f}", "-"],
+            ["CPU while idle (% of one core)", f"{idle['cpu_per_s'] * 100:.1f}", f"{full['cpu_per_s'] * 100:.1f}",
+             f"{(full['cpu_per_s'] - idle['cpu_per_s']) * 1e6 / n:.1f} µs per second"],
             ["JVM old generation used (MiB)", "-" if heap0 is None else f"{heap0:.0f}", "-" if heap1 is None else f"{heap1:.0f}",
              "-" if heap0 is None or heap1 is None else f"{(heap1 - heap0) * 1024 / n:.1f} KiB"]]
     text = table(["operator", "no fake pods", f"{n} opted-in pods cached", "per cached pod"], rows)
+    text += (f"\n\nRatio, {n} pods cached to none: RSS {ratio(full['rss_mib'], idle['rss_mib'])}"
+             + (f", old generation {ratio(heap1, heap0)}" if heap0 and heap1 else "") + ".")
     text += (f"\n\nIngesting the {n} pods (creation plus status writes, 20 s settle) cost the operator "
              f"{ingest:.2f} CPU s ({ingest * 1000 / n:.2f} ms per pod). WarmupRuns created for them: "
              f"{r.get('warmupruns_created', '-')} (expected 0: they are already warmed). RSS and heap are single "

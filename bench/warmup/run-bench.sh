@@ -11,8 +11,9 @@
 #   cache    operator RSS and CPU with BENCH_FAKE_PODS opted-in pods in its informer cache
 #
 # Env: BENCH_SECTIONS ("quality scale cache"), BENCH_STRATEGIES ("none fixed3 fixed100 danki"),
-#      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 8": below and above the default 4), BENCH_FAKE_PODS (1000),
-#      FULL_WARM (2000 requests) at FULL_WARM_RATE (200/s) to reach the fully warm state,
+#      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 4 8": below, at and above the default 4),
+#      BENCH_FAKE_PODS (1000), FULL_WARM (2000 requests) at FULL_WARM_RATE (200/s) to reach the fully
+#      warm state, measured STEADY_PASSES (3) times,
 #      BENCH_POLL=1 times warm-up requests from outside by polling each pod's /metrics (off: it warms
 #      the HTTP stack too), CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
@@ -27,9 +28,9 @@ source "$BENCH_DIR/scale.sh"
 BENCH_SECTIONS=${BENCH_SECTIONS:-quality scale cache}
 BENCH_STRATEGIES=${BENCH_STRATEGIES:-none fixed3 fixed100 danki}
 BENCH_SCALE_N=${BENCH_SCALE_N:-4 8 16}
-BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-2 8}
+BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-2 4 8}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
-FULL_WARM=${FULL_WARM:-2000} FULL_WARM_RATE=${FULL_WARM_RATE:-200}
+FULL_WARM=${FULL_WARM:-2000} FULL_WARM_RATE=${FULL_WARM_RATE:-200} STEADY_PASSES=${STEADY_PASSES:-3}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
 EXAM_START=$REPO/k6-scripts/exam-start.js
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
@@ -67,7 +68,7 @@ install_operator 4
 $K create namespace danki-bench --dry-run=client -o yaml | $K apply -f - >/dev/null
 record section=machine description="\"$(machine_description)\"" date="\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"" \
   k6="\"$($K6 version 2>/dev/null | head -1)\"" commit="\"$(git -C "$REPO" rev-parse --short HEAD)\"" \
-  full_warm="$FULL_WARM" full_warm_rate="$FULL_WARM_RATE"
+  full_warm="$FULL_WARM" full_warm_rate="$FULL_WARM_RATE" steady_passes="$STEADY_PASSES"
 
 for section in $BENCH_SECTIONS; do "bench_$section"; done
 
