@@ -100,8 +100,13 @@ T_SCALE=$(now_s)
 $K -n "$NS" scale deploy exam-warm exam-cold --replicas="$REPLICAS"
 info "new exam-cold pods join their Service as soon as they answer /readyz; new exam-warm pods stay gated until warmed"
 deadline=$(($(date +%s) + WARM_TIMEOUT))
-until { $K -n "$NS" get pods -o json; $K -n "$NS" get warmupruns -o json 2>/dev/null || true; } |
-  "$PY" "$DEMO_DIR/progress.py" "$(elapsed "$T_SCALE")" "$REPLICAS" "$OUT/timeline.jsonl" exam-warm exam-cold; do
+while :; do
+  # progress.py exits 0 once every pod is Ready, 3 while some are not; anything else is its own failure
+  rc=0
+  { $K -n "$NS" get pods -o json; $K -n "$NS" get warmupruns -o json 2>/dev/null || true; } |
+    "$PY" "$DEMO_DIR/progress.py" "$(elapsed "$T_SCALE")" "$REPLICAS" "$OUT/timeline.jsonl" exam-warm exam-cold || rc=$?
+  ((rc == 0)) && break
+  ((rc == 3)) || die "progress.py failed (exit $rc)"
   (($(date +%s) < deadline)) || { fail_later "not every pod was Ready after ${WARM_TIMEOUT}s"; break; }
   sleep "$POLL_S"
 done
@@ -132,6 +137,8 @@ run_load() {
     K6_PIDS+=("$!:$pod")
   done < <(ready_endpoints "$NS" "$dep")
   ((n > 0)) || { fail_later "$dep: no new pod in its EndpointSlice"; return; }
+  # an unequal count would make the two rows incomparable: say so rather than compare quietly
+  ((n == REPLICAS - 1)) || fail_later "$dep: $n new pods in its EndpointSlice, expected $((REPLICAS - 1))"
   for entry in "${K6_PIDS[@]}"; do
     rc=0; wait "${entry%%:*}" || rc=$?
     # 99: thresholds crossed, which is the expected outcome on a cold pod, not a failure of the demo.
