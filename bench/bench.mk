@@ -10,3 +10,7 @@ bench: build tools ## Warm-up benchmarks: quality and cost per strategy, scale, 
 .PHONY: bench-results
 bench-results: ## Re-render bench/results/warmup.md from the last bench run's data in .work/bench.
 	@python3 $(REPO)/bench/warmup/results.py $(WORK)/bench/records.jsonl >$(REPO)/bench/results/warmup.md
+
+.PHONY: bench-stop-rule
+bench-stop-rule: $(SAMPLE_STAMP) tool-k6 ## Which warm-up stop rule stops soonest and still warms (sample service on loopback); writes bench/results/stop-rule.md.
+	@REPO=$(REPO) K6=$(K6) $(REPO)/bench/stop-rule/run.sh

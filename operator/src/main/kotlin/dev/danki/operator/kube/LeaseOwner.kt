@@ -33,21 +33,23 @@ object LeaseOwner {
         return try {
             fromClaims(claims(Files.readString(token).trim()), leaseNamespace)
         } catch (e: IOException) {
-            // no owner only means the Lease is not collected with the ServiceAccount: worth a line, not a failure
-            log
-                .atWarn()
-                .addKeyValue("token", token)
-                .setCause(e)
-                .log("service-account token unreadable: lease has no owner")
-            null
+            unreadable(token, e)
         } catch (e: IllegalArgumentException) {
-            log
-                .atWarn()
-                .addKeyValue("token", token)
-                .setCause(e)
-                .log("service-account token unreadable: lease has no owner")
-            null
+            unreadable(token, e)
         }
+    }
+
+    /** No owner only means the Lease is not collected with the ServiceAccount: worth a line, not a failure. */
+    private fun unreadable(
+        token: Path,
+        cause: Exception,
+    ): OwnerReference? {
+        log
+            .atWarn()
+            .addKeyValue("token", token)
+            .setCause(cause)
+            .log("service-account token unreadable: lease has no owner")
+        return null
     }
 
     /** The JSON payload of a JWT (no signature check: the API server issued it to this pod). */

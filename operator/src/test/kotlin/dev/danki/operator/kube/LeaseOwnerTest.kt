@@ -59,5 +59,7 @@ class LeaseOwnerTest {
         val garbage = dir.resolve("token")
         Files.writeString(garbage, "not-a-jwt")
         LeaseOwner.fromToken("danki-system", garbage) shouldBe null
+        Files.writeString(garbage, jwt("{not json"))
+        LeaseOwner.fromToken("danki-system", garbage) shouldBe null
     }
 }
