@@ -39,9 +39,9 @@ def main(out):
     lines = ["# The warm-up stop rule (`make bench-stop-rule`)", "",
              f"Machine: {meta['machine']}. Run {meta['date']} at commit {meta['commit']}, {meta['k6']}; "
              f"load average at the end {meta['load']}.", "",
-             f"Each variant ran `k6-scripts/warmup.js` at danki's defaults (cold and warm pass 100 requests at 20/s, "
-             f"warm-up windows of 1 s at 100/s, stop when the P95 moved less than 10 % for 3 windows, at most 5,000 "
-             f"requests) on the demo's exam flow, against {meta['repeats']} fresh JVMs of the sample service on "
+             f"Each variant ran `k6-scripts/warmup.js` with the variant's settings and the script's defaults at that "
+             f"commit for the rest (cold and warm pass 100 requests at 20/s, warm-up windows of 1 s at 100/s, at "
+             f"most 5,000 requests) on the demo's exam flow, against {meta['repeats']} fresh JVMs of the sample service on "
              f"loopback. Each pod then got {int(meta['full_warm']):,} more requests at 200/s and one more pass of 100: "
              "its fully warm P95. Medians over the runs; latencies in ms of single requests.", "",
              "| variant | stop reasons | warm-up requests | warm-up run (s) | cold P95 | warm P95 | fully warm P95 "

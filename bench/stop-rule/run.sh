@@ -16,11 +16,12 @@ source "$REPO/sample-service/scripts/service.sh"
 OUT=$REPO/.work/bench-stop-rule
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/stop-rule.md}
 REPEATS=${BENCH_REPEATS:-3} FULL_WARM=${FULL_WARM:-3000}
-VARIANTS=${VARIANTS:-"ROLLING_WINDOWS=1
-ROLLING_WINDOWS=3
-ROLLING_WINDOWS=3 TOLERANCE=0.05
-ROLLING_WINDOWS=3 STABLE_WINDOWS=5
-ROLLING_WINDOWS=5 STABLE_WINDOWS=5"}
+# Each variant names every setting it compares, so the table does not depend on warmup.js's defaults.
+VARIANTS=${VARIANTS:-"ROLLING_WINDOWS=1 TOLERANCE=0.1 STABLE_WINDOWS=3
+ROLLING_WINDOWS=3 TOLERANCE=0.1 STABLE_WINDOWS=3
+ROLLING_WINDOWS=3 TOLERANCE=0.05 STABLE_WINDOWS=3
+ROLLING_WINDOWS=3 TOLERANCE=0.1 STABLE_WINDOWS=5
+ROLLING_WINDOWS=5 TOLERANCE=0.1 STABLE_WINDOWS=5"}
 PATHS=$(sed -n '/^danki.dev\/paths: |$/,$p' "$REPO/demo/manifests/warmup-annotations.yaml" | tail -n +2 | sed 's/^  //')
 rm -rf "$OUT" && mkdir -p "$OUT"
 trap sample_stop EXIT
