@@ -7,13 +7,28 @@ import dev.danki.operator.config.OperatorConfig
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 
 /** logback.xml picks its appender by name, case-sensitively: the format must reach it spelled as the appender. */
 class LogSettingsTest {
-    @AfterEach
+    /** The build sets the property for every test (text logs); each test here starts without it. */
+    private val original: String? = System.getProperty(LogSettings.FORMAT_PROPERTY)
+
+    @BeforeEach
     fun clear() {
         System.clearProperty(LogSettings.FORMAT_PROPERTY)
+    }
+
+    @AfterEach
+    fun restore() {
+        if (original ==
+            null
+        ) {
+            System.clearProperty(LogSettings.FORMAT_PROPERTY)
+        } else {
+            System.setProperty(LogSettings.FORMAT_PROPERTY, original)
+        }
     }
 
     /** The root logger's appenders when logback.xml is read with the current system properties. */
