@@ -4,7 +4,7 @@
 ##@ Benchmarks
 
 .PHONY: bench
-bench: build tools ## Warm-up benchmarks: quality and cost per strategy, scale, operator cost; writes bench/results/warmup.md (15-25 min).
+bench: build tools ## Warm-up benchmarks: quality and cost per strategy, scale, operator cost; writes bench/results/warmup.md (about 45 min on 2 cores).
 	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) $(REPO)/bench/warmup/run-bench.sh
 
 .PHONY: bench-results
