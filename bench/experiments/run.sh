@@ -80,6 +80,10 @@ done
 
 # 4. thread-per-request vs event loop: 200 req/s for 5 s to a 1 s downstream, /threads sampled
 fresh_service 4
+# a short pass of both modes first, so neither measured mode pays the JVM's own warm-up (class
+# loading, JIT) and the latencies compare like with like; then the warm-up's threads idle out (2 s)
+k6_run exp4-jvm-warmup threads-under-load.js RATE=50 DURATION=3 DOWNSTREAM_MS=1000
+sleep 5
 k6_run exp4-threads threads-under-load.js RATE=200 DURATION=5 DOWNSTREAM_MS=1000
 
 # 5. JVM warm-up of the exam flow: 100 flows at 20 rps on a fresh JVM, then after 1, 10, 20 and 40
