@@ -48,7 +48,11 @@ class ContainerRunner(
     fun snapshot(): ContainerSnapshot {
         val current = state
         val running = current is RunState.Running
-        val started = running && probes?.started != false
+        // The probes attach just after the process starts and detach just before its exit is
+        // recorded; in between, a status write must not take "no probes yet" for "probes passed".
+        val attached = probes
+        val started = running && (attached?.started ?: (container.startupProbe == null))
+        val ready = started && (attached?.ready ?: (container.readinessProbe == null))
         return ContainerSnapshot(
             name = container.name,
             image = container.image,
@@ -56,7 +60,7 @@ class ContainerRunner(
             lastTermination = lastTermination,
             restartCount = restartCount,
             started = started,
-            ready = started && probes?.ready != false,
+            ready = ready,
             containerId = process?.let { "danki://${it.pid()}" },
             willRestart = current is RunState.Terminated && !stopping && willRestart(current.exitCode),
         )

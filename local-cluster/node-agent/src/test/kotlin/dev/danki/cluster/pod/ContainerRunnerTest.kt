@@ -84,9 +84,49 @@ class ContainerRunnerTest {
             withTimeout(TIMEOUT_MILLIS) { second.join() }
         }
 
+    @Test
+    fun `a container with a readiness probe is never reported ready before the probe passed`() =
+        runBlocking {
+            // the probe's first run is 600 s away, so it never passes (and sends nothing) in this test
+            val probed =
+                ContainerBuilder(container)
+                    .withNewReadinessProbe()
+                    .withInitialDelaySeconds(600)
+                    .withNewTcpSocket()
+                    .withHost("127.0.0.1")
+                    .withNewPort(1)
+                    .endTcpSocket()
+                    .endReadinessProbe()
+                    .build()
+            val seen = Collections.synchronizedList(mutableListOf<Boolean>())
+            lateinit var runner: ContainerRunner
+            val recordReady = { seen += runner.snapshot().ready }
+            runner = ContainerRunner(context(pod("Always", probed)), probed, { recordReady() }, launcher(0))
+            val running = launch(Dispatchers.IO) { runner.run() }
+            until { runner.snapshot().state is RunState.Running }
+            delay(300)
+            assertEquals(listOf(false), (seen + runner.snapshot().ready).distinct())
+            runner.stop(Duration.ZERO)
+            withTimeout(TIMEOUT_MILLIS) { running.join() }
+        }
+
+    @Test
+    fun `a container without probes is ready once it runs`() =
+        runBlocking {
+            val runner = ContainerRunner(context(pod("Always")), container, {}, launcher(failures = 0))
+            val running = launch(Dispatchers.IO) { runner.run() }
+            until { runner.snapshot().state is RunState.Running }
+            assertEquals(true, runner.snapshot().ready)
+            runner.stop(Duration.ZERO)
+            withTimeout(TIMEOUT_MILLIS) { running.join() }
+        }
+
     private suspend fun until(condition: () -> Boolean) = withTimeout(TIMEOUT_MILLIS) { while (!condition()) delay(20) }
 
-    private fun pod(restartPolicy: String): Pod =
+    private fun pod(
+        restartPolicy: String,
+        podContainer: Container = container,
+    ): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName("web-1")
@@ -95,7 +135,7 @@ class ContainerRunnerTest {
             .endMetadata()
             .withNewSpec()
             .withRestartPolicy(restartPolicy)
-            .withContainers(container)
+            .withContainers(podContainer)
             .endSpec()
             .build()
 
