@@ -36,6 +36,7 @@ i=0
 while IFS= read -r variant; do
   [[ -n $variant ]] || continue
   i=$((i + 1))
+  echo "$variant" >"$OUT/v$i.variant"
   for ((r = 1; r <= REPEATS; r++)); do
     echo "stop-rule: variant $i ($variant), run $r of $REPEATS"
     sample_start "$OUT/v$i-r$r.service.log"
@@ -45,7 +46,6 @@ while IFS= read -r variant; do
       "$K6" run --no-usage-report -q "$REPO/bench/warmup/fixed-warmup.js" >"$OUT/v$i-r$r.full.log" 2>&1
     k6 "v$i-r$r-steady" MAX_WARMUP_REQUESTS=1 REQUESTS=100
     sample_stop
-    echo "$variant" >"$OUT/v$i.variant"
   done
 done <<<"$VARIANTS"
 

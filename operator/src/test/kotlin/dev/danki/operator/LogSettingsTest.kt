@@ -22,9 +22,7 @@ class LogSettingsTest {
 
     @AfterEach
     fun restore() {
-        if (original ==
-            null
-        ) {
+        if (original == null) {
             System.clearProperty(LogSettings.FORMAT_PROPERTY)
         } else {
             System.setProperty(LogSettings.FORMAT_PROPERTY, original)

@@ -31,9 +31,7 @@ class PodStatusWriter(
                 .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json)
             true
         } catch (e: KubernetesClientException) {
-            if (e.code !=
-                NOT_FOUND
-            ) {
+            if (e.code != NOT_FOUND) {
                 log.warnWith(
                     "pod status write failed",
                     "namespace" to pod.metadata.namespace,
