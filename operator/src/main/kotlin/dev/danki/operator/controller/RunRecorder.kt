@@ -50,6 +50,7 @@ class RunRecorder(
             cold = summary.cold.latency?.let(RunStatuses::percentiles)
             warm = summary.warm.latency?.let(RunStatuses::percentiles)
             stopReason = summary.stopReason.name
+            stopEvidence = summary.evidence?.let(RunStatuses::evidence)
             reason = Keys.RunConditions.REASON_SUCCEEDED
             message = RunStatuses.coldToWarm(summary)
             conditions = listOf(RunStatuses.condition(true, Keys.RunConditions.REASON_SUCCEEDED, message!!, now))

@@ -4,12 +4,14 @@ import dev.danki.operator.gate.GateCondition
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.LatencyPercentiles
 import dev.danki.operator.kube.RequestCounts
+import dev.danki.operator.kube.StopEvidence
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.K6Summary
 import dev.danki.operator.warmup.Percentiles
+import dev.danki.operator.warmup.WarmupEvidence
 import io.fabric8.kubernetes.api.model.ConditionBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import java.time.Duration
@@ -56,6 +58,7 @@ data class FinalResult(
 object RunStatuses {
     /** Hundredths of a millisecond are below any latency k6 can resolve. */
     private const val HUNDREDTHS = 100.0
+    private const val TENTHS = 10.0
     private const val MILLIS = 1_000.0
 
     fun stamp(instant: Instant): String = instant.truncatedTo(ChronoUnit.SECONDS).toString()
@@ -94,6 +97,22 @@ object RunStatuses {
             p95 = round(p.p95)
         }
 
+    fun evidence(e: WarmupEvidence) =
+        StopEvidence().apply {
+            rule = e.rule
+            concurrency = e.concurrency
+            requests = e.requests
+            blocks = e.blocks
+            blockSize = e.blockSize
+            lastBlockP95 = e.lastBlockP95?.let(::round)
+            earlierBestP95 = e.earlierBestP95?.let(::round)
+            requestsPerSecond = e.achievedRate?.let { Math.round(it * TENTHS) / TENTHS }
+            jitCompileMillis = e.jit?.compileMs
+            jitLastBlockMillis = e.jit?.lastBlockMs?.let(::round)
+            jitMetric = e.jit?.metric
+            jitError = e.jit?.error
+        }
+
     /** Wall time from the status' start to its completion, in seconds; null while either is missing. */
     fun seconds(status: WarmupRunStatus): Double? {
         val start = status.startTime ?: return null
@@ -113,7 +132,14 @@ object RunStatuses {
     fun table(summary: K6Summary): String {
         fun row(p: Percentiles?) = p?.asMap()?.values?.joinToString("/") { oneDecimal(it) } ?: "n/a"
         return "p25/p50/p75/p90/p95 cold ${row(summary.cold.latency)}ms -> warm ${row(summary.warm.latency)}ms " +
-            "(${summary.totalRequests} requests, warm-up stopped: ${summary.stopReason})"
+            "(${summary.totalRequests} requests, warm-up stopped: ${summary.stopReason}${why(summary.evidence)})"
+    }
+
+    /** `, 1200 warm-up requests, last block p95 8.1ms, JIT 4210ms`: the stop's evidence in the Event. */
+    private fun why(e: WarmupEvidence?): String {
+        if (e == null) return ""
+        val jit = e.jit?.compileMs?.let { ", JIT ${oneDecimal(it)}ms" } ?: ""
+        return ", ${e.requests} warm-up requests, last block p95 ${ms(e.lastBlockP95)}$jit"
     }
 
     private fun round(value: Double) = Math.round(value * HUNDREDTHS) / HUNDREDTHS

@@ -7,6 +7,7 @@ import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.AttemptListener
 import dev.danki.operator.warmup.AttemptsResult
+import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.WarmupAttempts
@@ -44,16 +45,20 @@ class WarmupJob(
     ) {
         val pod = input.ref.pod
         val status = input.status
+        val podIP = pod.status.podIP
         val request =
             K6Request(
                 runName = "${input.ref.namespace}.${input.ref.runName}",
-                baseUrl = status.target ?: "http://${pod.status.podIP}:${input.plan.port}",
+                baseUrl = status.target ?: "http://$podIP:${input.plan.port}",
                 plan = input.plan,
+                jitMetricsUrl = input.plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
                 deadline = input.deadline,
                 maxErrorRatio = config.maxErrorRatio,
             )
+        val now = Instant.now()
         status.phase = WarmupRun.PHASE_RUNNING
-        status.startTime = RunStatuses.precise(Instant.now())
+        status.startTime = RunStatuses.precise(now)
+        status.queueWait = DurationFormat.format(Duration.between(input.readySeenAt, now).coerceAtLeast(Duration.ZERO))
         try {
             record(input, attempts.run(request, task, Listener(input)))
         } catch (e: KubernetesClientException) {
@@ -110,12 +115,13 @@ class WarmupJob(
             writeProgress(input, status)
             if (attempt == 1) {
                 val plan = input.plan
+                val rule = if (plan.jitMetrics != null) "until the JIT settles" else "until latency converges"
                 events.normal(
                     input.ref.pod,
                     Keys.EventReasons.WARMUP_STARTED,
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
-                        "warm-up at ${plan.warmupRate}/s (at most ${plan.maxWarmupRequests}), " +
-                        "${plan.passRequests} warm",
+                        "warm-up with ${plan.warmupConcurrency} in flight up to ${plan.warmupRate}/s $rule " +
+                        "(${plan.minWarmupRequests} to ${plan.maxWarmupRequests} requests), ${plan.passRequests} warm",
                 )
             }
         }

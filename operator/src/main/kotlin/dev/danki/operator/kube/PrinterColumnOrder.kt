@@ -11,8 +11,8 @@ import java.io.File
 /**
  * A build step after fabric8's crd-generator, which sorts printer columns by JSON path (7.5.2 has no
  * option to keep them as declared): puts the WarmupRun CRD's columns back in the order [WarmupRun]
- * declares them, so `kubectl get warmupruns` shows POD, PHASE, COLD-P95, WARM-P95, REQUESTS,
- * DURATION, AGE. Everything else in the file is left as generated. Run by exec-maven-plugin.
+ * declares them, so `kubectl get warmupruns` shows POD, PHASE, WAITED, COLD-P95, WARM-P95, REQUESTS,
+ * STOP, DURATION, AGE. Everything else in the file is left as generated. Run by exec-maven-plugin.
  */
 object PrinterColumnOrder {
     private val yaml =

@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.model.annotation.Version
 @ShortNames("wr")
 @AdditionalPrinterColumn(name = "POD", jsonPath = ".spec.podName")
 @AdditionalPrinterColumn(name = "PHASE", jsonPath = ".status.phase")
+@AdditionalPrinterColumn(name = "WAITED", jsonPath = ".status.queueWait")
 @AdditionalPrinterColumn(name = "COLD-P95", jsonPath = ".status.cold.p95", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "WARM-P95", jsonPath = ".status.warm.p95", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(
@@ -34,6 +35,7 @@ import io.fabric8.kubernetes.model.annotation.Version
     jsonPath = ".status.requests.total",
     type = AdditionalPrinterColumn.Type.INTEGER,
 )
+@AdditionalPrinterColumn(name = "STOP", jsonPath = ".status.stopReason")
 @AdditionalPrinterColumn(name = "DURATION", jsonPath = ".status.duration")
 @AdditionalPrinterColumn(
     name = "AGE",
@@ -93,6 +95,49 @@ class RequestCounts {
     var failed: Long? = null
 }
 
+/** Why the warm-up stopped where it did: the stop rule's evidence. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+class StopEvidence {
+    @JsonPropertyDescription(
+        "Rule that judged the warm-up: latency (the block P95 stopped improving) or jit " +
+            "(the JIT compiler ran out of work).",
+    )
+    var rule: String? = null
+
+    @JsonPropertyDescription("Warm-up requests in flight at once.")
+    var concurrency: Int? = null
+
+    @JsonPropertyDescription("Warm-up requests sent.")
+    var requests: Long? = null
+
+    @JsonPropertyDescription("Blocks of answers the stop rules judged.")
+    var blocks: Int? = null
+
+    @JsonPropertyDescription("Answers per block.")
+    var blockSize: Int? = null
+
+    @JsonPropertyDescription("P95 of the last block, ms.")
+    var lastBlockP95: Double? = null
+
+    @JsonPropertyDescription("P95 of the best block before those the latency rule compared, ms.")
+    var earlierBestP95: Double? = null
+
+    @JsonPropertyDescription("Warm-up requests per second the pod took.")
+    var requestsPerSecond: Double? = null
+
+    @JsonPropertyDescription("JIT compile time the pod spent during the warm-up, ms (with danki.dev/jit-metrics).")
+    var jitCompileMillis: Double? = null
+
+    @JsonPropertyDescription("JIT compile time per block at the last scrape, ms.")
+    var jitLastBlockMillis: Double? = null
+
+    @JsonPropertyDescription("JIT counter read, e.g. jvm_compilation_time_ms_total.")
+    var jitMetric: String? = null
+
+    @JsonPropertyDescription("Why the JIT rule could not be used, so the latency rule decided.")
+    var jitError: String? = null
+}
+
 /** Where the run is and what it measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 class WarmupRunStatus {
@@ -113,8 +158,16 @@ class WarmupRunStatus {
     var cold: LatencyPercentiles? = null
     var warm: LatencyPercentiles? = null
 
-    @JsonPropertyDescription("Why warm-up stopped: Converged, TargetReached, MaxRequests or Timeout.")
+    @JsonPropertyDescription("Why warm-up stopped: Converged, JitSettled, TargetReached, MaxRequests or Timeout.")
     var stopReason: String? = null
+
+    @JsonPropertyDescription("The stop rule's evidence: requests, blocks, last block P95, JIT time.")
+    var stopEvidence: StopEvidence? = null
+
+    @JsonPropertyDescription(
+        "Time from the operator seeing the pod's containers ready to its warm-up taking a slot, e.g. 0.1s.",
+    )
+    var queueWait: String? = null
 
     @JsonPropertyDescription("Wall time of the run, e.g. 12.3s.")
     var duration: String? = null

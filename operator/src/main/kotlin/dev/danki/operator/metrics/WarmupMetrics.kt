@@ -51,6 +51,16 @@ class WarmupMetrics(
             .labelNames("namespace", "deployment", "phase")
             .register(registry)
 
+    private val stops =
+        Counter
+            .builder()
+            .name("danki_warmup_stops_total")
+            .help(
+                "Warm-ups that reached their warm pass, by why the warm-up phase stopped " +
+                    "(Converged, JitSettled, TargetReached, MaxRequests, Timeout).",
+            ).labelNames("namespace", "deployment", "reason")
+            .register(registry)
+
     private val inProgress =
         Gauge
             .builder()
@@ -103,6 +113,7 @@ class WarmupMetrics(
         for ((phase, result) in listOf("cold" to summary.cold, "warmup" to summary.warmup, "warm" to summary.warm)) {
             requests.labelValues(namespace, deployment, phase).inc(result.requests.toDouble())
         }
+        stops.labelValues(namespace, deployment, summary.stopReason.name).inc()
     }
 
     /** Drops the latency series of a Deployment that is gone or opted out. */

@@ -17,6 +17,8 @@ data class K6Request(
     /** Hard stop: k6 is killed at this moment, and told to stop itself a little before. */
     val deadline: Instant,
     val maxErrorRatio: Double,
+    /** The pod's JVM metrics page when the plan names one; k6 scrapes it for the JIT stop rule. */
+    val jitMetricsUrl: String? = null,
 )
 
 /** How one k6 attempt ended. */
@@ -74,7 +76,10 @@ class K6Runner(
             "RATE" to plan.rate.toString(),
             "REQUESTS" to plan.passRequests.toString(),
             "WARMUP_RATE" to plan.warmupRate.toString(),
+            "WARMUP_CONCURRENCY" to plan.warmupConcurrency.toString(),
+            "MIN_WARMUP_REQUESTS" to plan.minWarmupRequests.toString(),
             "MAX_WARMUP_REQUESTS" to plan.maxWarmupRequests.toString(),
+            "JIT_METRICS_URL" to (request.jitMetricsUrl ?: ""),
             "TARGET_P95_MS" to (plan.targetP95?.toMillis()?.toString() ?: ""),
             "TIME_BUDGET_S" to (budget.toMillis() / MILLIS).toString(),
             "MAX_ERROR_RATIO" to request.maxErrorRatio.toString(),

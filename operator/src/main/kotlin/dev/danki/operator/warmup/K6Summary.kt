@@ -24,11 +24,11 @@ data class PhaseResult(
 )
 
 /**
- * Why the warm-up phase stopped, as written by `warmup.js`. The first four end a run that goes on to
- * its warm pass; `Aborted` (too many failed requests) and `OutOfTime` (the run's own time budget cut
- * it before the warm pass ended) end a failed one.
+ * Why the warm-up phase stopped, as written by `warmup.js`. `Converged`, `JitSettled`, `TargetReached`,
+ * `MaxRequests` and `Timeout` end a run that goes on to its warm pass; `Aborted` (too many failed
+ * requests) and `OutOfTime` (the run's own time budget cut it before the warm pass ended) end a failed one.
  */
-enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted, OutOfTime }
+enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted, OutOfTime, JitSettled }
 
 /** The JSON that `k6-scripts/warmup.js` writes to SUMMARY_PATH, parsed. */
 data class K6Summary(
@@ -41,6 +41,8 @@ data class K6Summary(
     /** Wall-clock time of the first request, epoch ms; 0 when none was sent. */
     val firstRequestAtMillis: Long,
     val durationSeconds: Double,
+    /** Why the warm-up stopped where it did; null when the run never reached its warm-up. */
+    val evidence: WarmupEvidence? = null,
 ) {
     val totalRequests get() = cold.requests + warmup.requests + warm.requests
     val totalFailures get() = cold.failures + warmup.failures + warm.failures
@@ -79,8 +81,42 @@ object K6SummaryParser {
             warm = phase(phases, "warm"),
             firstRequestAtMillis = root.path("firstRequestAtMs").asLong(0),
             durationSeconds = root.path("durationSeconds").asDouble(0.0),
+            evidence = evidence(root.path("evidence")),
         )
     }
+
+    private fun evidence(node: JsonNode): WarmupEvidence? {
+        if (!node.isObject) invalid("k6 summary has no evidence")
+        // a run aborted in its cold pass has no warm-up to explain
+        if (node.path("requests").asLong(0) == 0L) return null
+        val jit = node.path("jit")
+        return WarmupEvidence(
+            rule = node.path("rule").asText("latency"),
+            concurrency = node.path("concurrency").asInt(0),
+            requests = node.path("requests").asLong(0),
+            blocks = node.path("blocks").asInt(0),
+            blockSize = node.path("blockSize").asInt(0),
+            lastBlockP95 = number(node, "lastBlockP95"),
+            earlierBestP95 = number(node, "earlierBestP95"),
+            seconds = number(node, "seconds"),
+            achievedRate = number(node, "achievedRate"),
+            jit =
+                jit.takeIf { it.isObject }?.let {
+                    JitEvidence(
+                        url = it.path("url").asText(""),
+                        metric = it.path("metric").takeIf { m -> m.isTextual }?.asText(),
+                        compileMs = number(it, "compileMs"),
+                        lastBlockMs = number(it, "lastBlockMs"),
+                        error = it.path("error").takeIf { e -> e.isTextual }?.asText(),
+                    )
+                },
+        )
+    }
+
+    private fun number(
+        node: JsonNode,
+        field: String,
+    ): Double? = node.path(field).takeIf { it.isNumber }?.asDouble()
 
     private fun phase(
         phases: JsonNode,
@@ -103,6 +139,6 @@ object K6SummaryParser {
 
     private fun invalid(message: String): Nothing = throw K6SummaryException(message)
 
-    const val FORMAT_VERSION = 1
+    const val FORMAT_VERSION = 2
     private val PERCENTILES = listOf("p25", "p50", "p75", "p90", "p95")
 }

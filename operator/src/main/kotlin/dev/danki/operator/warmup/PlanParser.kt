@@ -41,7 +41,7 @@ class PlanParser(
         }
         val policy = fields.read(Annotations.FAILURE_POLICY, defaultPolicy, POLICY_EXPECTED) { FailurePolicy.parse(it) }
         val port = resolvePort(annotations[Annotations.PORT], podSpec, fields.problems)
-        val plan = planOf(fields, port ?: 0, policy)
+        val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
         return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
     }
 
@@ -67,6 +67,7 @@ class PlanParser(
         fields: Fields,
         port: Int,
         policy: FailurePolicy,
+        podSpec: PodSpec?,
     ) = WarmupPlan(
         port = port,
         requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
@@ -76,10 +77,22 @@ class PlanParser(
                 parseCount(it, MAX_PASS)
             },
         warmupRate = fields.read(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
+        warmupConcurrency =
+            fields.read(
+                Annotations.WARMUP_CONCURRENCY,
+                WarmupPlan.DEFAULT_WARMUP_CONCURRENCY,
+                count(MAX_CONCURRENCY),
+            ) { parseCount(it, MAX_CONCURRENCY) },
+        minWarmupRequests =
+            fields.read(Annotations.MIN_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS, MIN_WARMUP_EXPECTED) {
+                it.trim().toIntOrNull()?.takeIf { n -> n in 0..MAX_WARMUP }
+            },
         maxWarmupRequests =
             fields.read(Annotations.MAX_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS, count(MAX_WARMUP)) {
                 parseCount(it, MAX_WARMUP)
             },
+        jitMetrics =
+            fields.read<JitMetrics?>(Annotations.JIT_METRICS, null, JIT_EXPECTED) { parseJitMetrics(it, podSpec) },
         targetP95 =
             fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
                 DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
@@ -105,16 +118,59 @@ class PlanParser(
             }
             return port
         }
-        val trimmed = raw.trim()
-        val number = trimmed.toIntOrNull()
-        val port =
-            when {
-                number != null -> number.takeIf { it in 1..MAX_PORT }
-                PORT_NAME.matches(trimmed) -> ports.firstOrNull { it.name == trimmed }?.containerPort
-                else -> null
-            }
+        val port = portOf(raw.trim(), ports)
         if (port == null) problems += ConfigProblem(Annotations.PORT, raw, PORT_EXPECTED + namesOf(ports))
         return port
+    }
+
+    /** A port number, or the number of the containerPort of that name; null when it is neither. */
+    private fun portOf(
+        raw: String,
+        ports: List<io.fabric8.kubernetes.api.model.ContainerPort>,
+    ): Int? {
+        val number = raw.toIntOrNull()
+        return when {
+            number != null -> number.takeIf { it in 1..MAX_PORT }
+            PORT_NAME.matches(raw) -> ports.firstOrNull { it.name == raw }?.containerPort
+            else -> null
+        }
+    }
+
+    /** `<port or name>[/path]`: where the pod's JVM metrics page is. */
+    private fun parseJitMetrics(
+        raw: String,
+        podSpec: PodSpec?,
+    ): JitMetrics? {
+        val text = raw.trim()
+        val slash = text.indexOf('/')
+        val portPart = if (slash < 0) text else text.substring(0, slash)
+        val path = if (slash < 0) JitMetrics.DEFAULT_PATH else text.substring(slash)
+        if (!METRICS_PATH.matches(path)) return null
+        val port = portOf(portPart, podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }) ?: return null
+        return JitMetrics(port, path)
+    }
+
+    /**
+     * The minimum of warm-up requests cannot exceed the cap. A cap set below the default minimum lowers
+     * the minimum with it; a minimum set above the cap is a mistake to name.
+     */
+    private fun withWarmupBounds(
+        plan: WarmupPlan,
+        annotations: Map<String, String>,
+        problems: MutableList<ConfigProblem>,
+    ): WarmupPlan {
+        if (plan.minWarmupRequests <= plan.maxWarmupRequests) return plan
+        val minRaw =
+            annotations[Annotations.MIN_WARMUP_REQUESTS]
+                ?: return plan.copy(minWarmupRequests = plan.maxWarmupRequests)
+        val cap = annotations[Annotations.MAX_WARMUP_REQUESTS] ?: "${plan.maxWarmupRequests}, its default"
+        problems +=
+            ConfigProblem(
+                Annotations.MIN_WARMUP_REQUESTS,
+                minRaw,
+                "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)",
+            )
+        return plan
     }
 
     private fun namesOf(ports: List<io.fabric8.kubernetes.api.model.ContainerPort>): String {
@@ -173,6 +229,9 @@ class PlanParser(
         const val MAX_RATE = 10_000.0
         const val MAX_PASS = 100_000
         const val MAX_WARMUP = 1_000_000
+
+        /** More in flight than this is a load test, not a warm-up; a pod's JIT gains nothing from it. */
+        const val MAX_CONCURRENCY = 64
         val MIN_TIMEOUT: Duration = Duration.ofSeconds(10)
         val MAX_TIMEOUT: Duration = Duration.ofHours(1)
         val MAX_TARGET: Duration = Duration.ofMinutes(1)
@@ -182,6 +241,9 @@ class PlanParser(
         private val PORT_NAME = Regex("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
         private val HEADER_NAME = Regex("[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
+        /** An absolute path of URL-safe characters, no query: the scrape URL is built from it as is. */
+        private val METRICS_PATH = Regex("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+
         private const val PATHS_EXPECTED =
             "one or more 'METHOD /path [JSON body]' entries, one per line or separated by ';', " +
                 "e.g. 'GET /exams/1; POST /exams/1/answers {\"answer\":\"a\"}'"
@@ -190,6 +252,10 @@ class PlanParser(
         private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
         private const val HEADERS_EXPECTED =
             "a JSON object of header names to string values, e.g. '{\"Authorization\":\"Bearer x\"}'"
+        private const val MIN_WARMUP_EXPECTED = "a whole number from 0 to $MAX_WARMUP"
+        private const val JIT_EXPECTED =
+            "a port number or containerPort name, optionally followed by the metrics path, " +
+                "e.g. 'http/metrics', '9090' or 'management/actuator/prometheus' (default path /metrics)"
         private const val POLICY_EXPECTED = "open or closed"
         private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"
         private const val PORT_EXPECTED = "a port number from 1 to 65535 or the name of a containerPort"

@@ -9,6 +9,16 @@ data class RequestSpec(
     val body: String? = null,
 )
 
+/** Where a pod's Prometheus page is: a container port and a path, e.g. `8080` and `/metrics`. */
+data class JitMetrics(
+    val port: Int,
+    val path: String = DEFAULT_PATH,
+) {
+    companion object {
+        const val DEFAULT_PATH = "/metrics"
+    }
+}
+
 /** How to warm the pods of one Deployment, parsed from its `danki.dev/` annotations by [PlanParser]. */
 data class WarmupPlan(
     /** Container port to send requests to. */
@@ -19,10 +29,16 @@ data class WarmupPlan(
     val rate: Double = DEFAULT_RATE,
     /** Requests in each of the cold and warm passes. */
     val passRequests: Int = DEFAULT_PASS_REQUESTS,
-    /** Arrival rate (requests/s) of the warm-up phase. */
+    /** Ceiling on the warm-up phase's requests/s; the pod's own speed sets the pace below it. */
     val warmupRate: Double = DEFAULT_WARMUP_RATE,
+    /** Warm-up requests in flight at once: the closed loop sends the next as soon as one answers. */
+    val warmupConcurrency: Int = DEFAULT_WARMUP_CONCURRENCY,
+    /** Warm-up requests sent before any stop rule is asked. */
+    val minWarmupRequests: Int = DEFAULT_MIN_WARMUP_REQUESTS,
     /** Upper bound on warm-up requests. */
     val maxWarmupRequests: Int = DEFAULT_MAX_WARMUP_REQUESTS,
+    /** The pod's JVM metrics page; when set, the warm-up stops once the JIT has nothing left to compile. */
+    val jitMetrics: JitMetrics? = null,
     /** Stop warming once a window's P95 is at or under this; null = only convergence stops it. */
     val targetP95: Duration? = null,
     /** Budget from ContainersReady to a decision, retries included. */
@@ -37,9 +53,14 @@ data class WarmupPlan(
         const val DEFAULT_RATE = 20.0
         const val DEFAULT_PASS_REQUESTS = 100
 
-        /** Warm-up goes faster than the measured passes: the JIT needs volume, not realism. */
-        const val DEFAULT_WARMUP_RATE = 100.0
-        const val DEFAULT_MAX_WARMUP_REQUESTS = 5_000
+        /**
+         * The warm-up feeds the JIT as fast as the pod answers, with a ceiling so that a very fast pod's
+         * warm-up stays cheap; see bench/results/stop-rule.md for the measurements behind these defaults.
+         */
+        const val DEFAULT_WARMUP_RATE = 1_000.0
+        const val DEFAULT_WARMUP_CONCURRENCY = 4
+        const val DEFAULT_MIN_WARMUP_REQUESTS = 1_000
+        const val DEFAULT_MAX_WARMUP_REQUESTS = 10_000
         val DEFAULT_TIMEOUT: Duration = Duration.ofMinutes(5)
     }
 }

@@ -5,7 +5,8 @@ import org.junit.jupiter.api.Test
 import java.io.File
 
 class PrinterColumnOrderTest {
-    private val issueOrder = listOf("POD", "PHASE", "COLD-P95", "WARM-P95", "REQUESTS", "DURATION", "AGE")
+    private val issueOrder =
+        listOf("POD", "PHASE", "WAITED", "COLD-P95", "WARM-P95", "REQUESTS", "STOP", "DURATION", "AGE")
 
     private fun columnNames(yaml: String) =
         yaml.lines().filter { it.trim().startsWith("name: ") && it.startsWith("      name:") }.map {
@@ -18,9 +19,11 @@ class PrinterColumnOrderTest {
             listOf(
                 ".spec.podName",
                 ".status.phase",
+                ".status.queueWait",
                 ".status.cold.p95",
                 ".status.warm.p95",
                 ".status.requests.total",
+                ".status.stopReason",
                 ".status.duration",
                 ".metadata.creationTimestamp",
             )

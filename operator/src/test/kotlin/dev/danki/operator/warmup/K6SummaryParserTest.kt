@@ -1,6 +1,7 @@
 package dev.danki.operator.warmup
 
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.matchers.doubles.shouldBeGreaterThan
 import io.kotest.matchers.doubles.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
@@ -16,16 +17,44 @@ class K6SummaryParserTest {
         summary.stopReason shouldBe StopReason.Converged
         summary.cold.requests shouldBe 100
         summary.warm.requests shouldBe 100
-        summary.warmup.requests shouldBe 4500
+        summary.warmup.requests shouldBe 1803
         summary.totalFailures shouldBe 0
         val cold = summary.cold.latency!!
         val warm = summary.warm.latency!!
-        cold.p95 shouldBe 347.06313384999976
+        cold.p95 shouldBe 57.95128369999982
         warm.p95 shouldBeLessThan cold.p95
         listOf(cold.p25, cold.p50, cold.p75, cold.p90, cold.p95)
             .zipWithNext()
             .forEach { (a, b) -> a shouldBeLessThan b }
-        summary.firstRequestAtMillis shouldBe 1795320545863
+        summary.firstRequestAtMillis shouldBe 1795427173871
+        val evidence = summary.evidence!!
+        evidence.rule shouldBe "latency"
+        evidence.requests shouldBe 1803
+        evidence.blocks shouldBe 9
+        evidence.blockSize shouldBe 200
+        evidence.concurrency shouldBe 4
+        evidence.lastBlockP95!! shouldBeGreaterThan 0.0
+        evidence.jit shouldBe null
+    }
+
+    @Test
+    fun `a JIT-settled run carries the compile time it watched`() {
+        val summary = K6SummaryParser.parse(fixture("summary-jit-settled.json"))
+        summary.stopReason shouldBe StopReason.JitSettled
+        val jit = summary.evidence!!.jit!!
+        summary.evidence!!.rule shouldBe "jit"
+        jit.metric shouldBe "jvm_compilation_time_ms_total"
+        jit.compileMs shouldBe 6384.0
+        jit.lastBlockMs!! shouldBeLessThan 20.0
+        jit.error shouldBe null
+    }
+
+    @Test
+    fun `a metrics page without the JIT counter falls back to the latency rule, and says why`() {
+        val evidence = K6SummaryParser.parse(fixture("summary-jit-missing.json")).evidence!!
+        evidence.rule shouldBe "latency"
+        evidence.jit!!.error!! shouldContain "no JIT counter (jvm_compilation_time_ms_total"
+        evidence.jit!!.error!! shouldContain "/healthz"
     }
 
     @Test
@@ -35,17 +64,18 @@ class K6SummaryParserTest {
         summary.abortMessage!! shouldContain "cold phase: 21 of 21 requests failed"
         summary.cold.latency shouldBe null
         summary.cold.failures shouldBe 21
+        summary.evidence shouldBe null
     }
 
     @Test
     fun `format drift fails loudly`() {
         shouldThrow<K6SummaryException> { K6SummaryParser.parse("not json") }.message!! shouldContain "not JSON"
-        shouldThrow<K6SummaryException> { K6SummaryParser.parse("{\"version\":2}") }.message!! shouldContain "version 2"
+        shouldThrow<K6SummaryException> { K6SummaryParser.parse("{\"version\":1}") }.message!! shouldContain "version 1"
         shouldThrow<K6SummaryException> {
-            K6SummaryParser.parse("{\"version\":1,\"stopReason\":\"Bored\",\"phases\":{}}")
+            K6SummaryParser.parse("{\"version\":2,\"stopReason\":\"Bored\",\"phases\":{}}")
         }.message!! shouldContain "Bored"
         shouldThrow<K6SummaryException> {
-            K6SummaryParser.parse("{\"version\":1,\"stopReason\":\"Converged\",\"phases\":{\"cold\":{\"requests\":1}}}")
+            K6SummaryParser.parse("{\"version\":2,\"stopReason\":\"Converged\",\"phases\":{\"cold\":{\"requests\":1}}}")
         }.message!! shouldContain "no phase 'warmup'"
     }
 }

@@ -131,6 +131,43 @@ class PlanParserTest {
     }
 
     @Test
+    fun `the warm-up closed loop takes a concurrency and a minimum of requests`() {
+        val plan = parse(Annotations.WARMUP_CONCURRENCY to "8", Annotations.MIN_WARMUP_REQUESTS to "0").plan!!
+        plan.warmupConcurrency shouldBe 8
+        plan.minWarmupRequests shouldBe 0
+        parse(Annotations.WARMUP_CONCURRENCY to "0").problems.single().key shouldBe Annotations.WARMUP_CONCURRENCY
+        parse(Annotations.WARMUP_CONCURRENCY to "65").problems.single().expected shouldContain "from 1 to 64"
+        parse(Annotations.MIN_WARMUP_REQUESTS to "-1").problems.single().key shouldBe Annotations.MIN_WARMUP_REQUESTS
+    }
+
+    @Test
+    fun `a cap below the default minimum lowers the minimum, and a minimum above the cap is named`() {
+        parse(Annotations.MAX_WARMUP_REQUESTS to "400").plan!!.minWarmupRequests shouldBe 400
+        val problem =
+            parse(Annotations.MIN_WARMUP_REQUESTS to "900", Annotations.MAX_WARMUP_REQUESTS to "400").problems.single()
+        problem.key shouldBe Annotations.MIN_WARMUP_REQUESTS
+        problem.expected shouldBe "at most ${Annotations.MAX_WARMUP_REQUESTS} (400)"
+        parse(Annotations.MIN_WARMUP_REQUESTS to "20000").problems.single().expected shouldContain "its default"
+    }
+
+    @Test
+    fun `jit metrics name a port by number or name, with an optional path`() {
+        parse(Annotations.JIT_METRICS to "metrics").plan!!.jitMetrics shouldBe JitMetrics(9090, "/metrics")
+        parse(Annotations.JIT_METRICS to "http/actuator/prometheus").plan!!.jitMetrics shouldBe
+            JitMetrics(8080, "/actuator/prometheus")
+        parse(Annotations.JIT_METRICS to "7000/m").plan!!.jitMetrics shouldBe JitMetrics(7000, "/m")
+        parse().plan!!.jitMetrics shouldBe null
+    }
+
+    @ParameterizedTest
+    @CsvSource("admin", "0", "http/a b", "/metrics", "http/metrics?x=1", "''")
+    fun `bad jit metrics are reported`(raw: String) {
+        val problem = parse(Annotations.JIT_METRICS to raw).problems.single()
+        problem.key shouldBe Annotations.JIT_METRICS
+        problem.expected shouldContain "port number or containerPort name"
+    }
+
+    @Test
     fun `durations use Go style units`() {
         val plan = parse(Annotations.TARGET_P95 to "250ms", Annotations.TIMEOUT to "1m30s").plan!!
         plan.targetP95 shouldBe Duration.ofMillis(250)

@@ -92,7 +92,7 @@ class WarmupAttemptsTest {
         val result = attempts(fakeK6("summary-converged.json"))
         result.outcome.shouldBeInstanceOf<K6Outcome.Completed>()
         result.attempts shouldBe 1
-        result.firstRequestAtMillis shouldBe 1795320545863
+        result.firstRequestAtMillis shouldBe 1795427173871
         result.k6StartedAtMillis shouldBeGreaterThan 0
         failures shouldBe emptyList()
     }

@@ -1,0 +1,212 @@
+// How warmup.js sends: the open-model passes and the closed-loop warm-up. No k6 imports: the caller
+// passes `send`, `sleep` and `now`, so node can test the loops with a fake pod
+// (operator/src/test/js/senders.test.mjs).
+//
+// `send(i)` sends request i of the phase and resolves to {ok: boolean, ms: number}; it never rejects.
+
+import { jitStopReason, latencyStopReason, percentile, targetReached } from './convergence.js';
+
+/** Answers needed before the error ratio may stop a phase: one unlucky first request must not. */
+export const MIN_ANSWERS_TO_ABORT = 20;
+
+/** Counts a phase's answers and decides when too many of them failed. */
+export class Tally {
+  constructor(maxErrorRatio) {
+    this.maxErrorRatio = maxErrorRatio;
+    this.answered = 0;
+    this.failures = 0;
+  }
+
+  add(ok) {
+    this.answered++;
+    if (!ok) this.failures++;
+  }
+
+  /** Too many failed: `atLeast` answers seen (fewer when the phase sent fewer) and a ratio above the limit. */
+  tooManyFailed(atLeast = MIN_ANSWERS_TO_ABORT) {
+    return this.answered >= atLeast && this.answered > 0 && this.failures / this.answered > this.maxErrorRatio;
+  }
+}
+
+/**
+ * Open model, for the measured passes: request i leaves at start + i/perSecond whether or not earlier
+ * ones answered, as real users arrive. Returns {sent, aborted}; `sent` < count when the deadline cut it.
+ */
+export async function openPass({ send, sleep, now }, { count, perSecond, deadline, maxInFlight, maxErrorRatio }) {
+  const start = now();
+  const interval = 1000 / perSecond;
+  const tally = new Tally(maxErrorRatio);
+  const inFlight = new Set();
+  let sent = 0;
+  for (let i = 0; i < count; i++) {
+    if (tally.tooManyFailed()) break;
+    const wait = start + i * interval - now();
+    if (wait > 0) await sleep(wait);
+    if (now() >= deadline) break;
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    sent++;
+    const request = send(i).then((answer) => tally.add(answer.ok)).finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  }
+  await Promise.all([...inFlight]);
+  return { sent, aborted: tally.tooManyFailed(Math.min(MIN_ANSWERS_TO_ABORT, sent)) };
+}
+
+/**
+ * Closed loop, for the warm-up: `concurrency` requests in flight, the next sent as soon as one answers,
+ * never faster than `ceilingRate` per second. The pod takes no users yet, so it is fed as fast as it
+ * answers; the ceiling keeps a fast pod's warm-up from costing more than the plan allows.
+ *
+ * After every `blockSize` answers the stop rules are asked (never before `minRequests` were sent):
+ * with `scrapeJit`, the JIT rule (the pod's compile time per block), otherwise the latency rule (the
+ * block's P95). A target P95 stops either. Returns the evidence of why it stopped.
+ *
+ * @param {object} deps  {send, sleep, now, scrapeJit?}; scrapeJit() resolves to {ms, metric} or {error}
+ * @param {object} s     settings: concurrency, ceilingRate, minRequests, maxRequests, blockSize, tolerance,
+ *                       stableBlocks, minDeltaMs, targetP95, jitQuietMs, jitQuietBlocks, maxErrorRatio, deadline
+ */
+export async function closedLoop(deps, s) {
+  const { send, sleep, now } = deps;
+  const start = now();
+  const interval = s.ceilingRate > 0 ? 1000 / s.ceilingRate : 0;
+  const tally = new Tally(s.maxErrorRatio);
+  const blocks = new Blocks(s);
+  const jit = deps.scrapeJit ? new JitWatch(deps.scrapeJit, s) : null;
+  const state = { reserved: 0, sent: 0, stop: null };
+  if (jit) jit.scrape(0);
+
+  const onAnswer = (answer) => {
+    tally.add(answer.ok);
+    if (tally.tooManyFailed()) state.stop = state.stop || 'Aborted';
+    if (!blocks.add(answer) || state.stop) return;
+    const enough = state.sent >= s.minRequests;
+    if (jit && !jit.failed) {
+      jit.scrape(blocks.p95s.length, enough ? (reason) => { state.stop = state.stop || reason; } : null);
+      // in JIT mode latency decides only a target P95: a latency plateau is not a finished compiler
+      if (enough && targetReached(blocks.p95s, s.targetP95)) state.stop = 'TargetReached';
+    } else if (enough) {
+      state.stop = latencyStopReason(blocks.p95s, s);
+    }
+  };
+
+  const worker = async () => {
+    // the cap ends a worker without stopping the others: they still send the requests they reserved
+    while (!state.stop && state.reserved < s.maxRequests) {
+      const wait = start + state.reserved++ * interval - now();
+      if (wait > 0) await sleep(wait);
+      if (state.stop) break;
+      if (now() >= s.deadline) {
+        state.stop = 'Timeout';
+        break;
+      }
+      const i = state.sent++;
+      onAnswer(await send(i));
+    }
+  };
+  await Promise.all(Array.from({ length: s.concurrency }, worker));
+  if (jit) await jit.settled();
+  return {
+    stopReason: state.stop || 'MaxRequests',
+    sent: state.sent,
+    answered: tally.answered,
+    failures: tally.failures,
+    seconds: (now() - start) / 1000,
+    blocks: blocks.p95s,
+    lastBlockP95: blocks.p95s.length ? blocks.p95s[blocks.p95s.length - 1] : null,
+    earlierBestP95: blocks.earlierBest(s.stableBlocks),
+    jit: jit ? jit.evidence() : null,
+  };
+}
+
+/** The warm-up's answers cut into blocks of `blockSize`, and each block's P95 of successful answers. */
+class Blocks {
+  constructor(s) {
+    this.size = s.blockSize;
+    this.current = [];
+    this.answers = 0;
+    this.p95s = [];
+  }
+
+  /** Adds an answer; true when it closed a block. */
+  add(answer) {
+    this.answers++;
+    if (answer.ok) this.current.push(answer.ms);
+    if (this.answers < this.size) return false;
+    const latencies = this.current.sort((a, b) => a - b);
+    this.current = [];
+    this.answers = 0;
+    // a block of only failures has no latency; the error ratio stops such a warm-up anyway
+    if (latencies.length === 0) return false;
+    this.p95s.push(percentile(latencies, 95));
+    return true;
+  }
+
+  /** The best block P95 before the last `stable` blocks: what the latency rule compared with. */
+  earlierBest(stable) {
+    const earlier = this.p95s.slice(0, Math.max(0, this.p95s.length - stable));
+    return earlier.length ? Math.min(...earlier) : null;
+  }
+}
+
+/** Scrapes failing in a row before the warm-up falls back to the latency rule. */
+const MAX_JIT_FAILURES = 3;
+
+/** Scrapes the pod's JIT counter at block ends, one scrape at a time, and keeps compile time per block. */
+class JitWatch {
+  constructor(scrapeJit, s) {
+    this.scrapeJit = scrapeJit;
+    this.s = s;
+    this.inFlight = null;
+    this.first = null;
+    this.last = null;
+    this.perBlock = [];
+    this.failuresInRow = 0;
+    this.failed = false;
+    this.error = null;
+  }
+
+  /** Starts a scrape at block `block` unless one is under way; `decide` hears the JIT rule's verdict. */
+  scrape(block, decide) {
+    if (this.inFlight || this.failed) return;
+    this.inFlight = this.scrapeJit().then((answer) => {
+      this.inFlight = null;
+      this.record(block, answer, decide);
+    });
+  }
+
+  record(block, answer, decide) {
+    if (answer.error) {
+      this.error = answer.error;
+      this.failuresInRow++;
+      // the first scrape has no baseline to fall back on: the page is wrong, not slow
+      if (this.first === null || this.failuresInRow >= MAX_JIT_FAILURES) this.failed = true;
+      return;
+    }
+    this.failuresInRow = 0;
+    const sample = { block, ms: answer.ms, metric: answer.metric };
+    if (this.first === null) this.first = sample;
+    if (this.last !== null && block > this.last.block) {
+      this.perBlock.push((sample.ms - this.last.ms) / (block - this.last.block));
+      if (decide) {
+        const reason = jitStopReason(this.perBlock, { quietMs: this.s.jitQuietMs, quietBlocks: this.s.jitQuietBlocks });
+        if (reason) decide(reason);
+      }
+    }
+    this.last = sample;
+  }
+
+  async settled() {
+    if (this.inFlight) await this.inFlight;
+  }
+
+  evidence() {
+    const scraped = this.first !== null && this.last !== null;
+    return {
+      metric: this.first ? this.first.metric : null,
+      compileMs: scraped ? this.last.ms - this.first.ms : null,
+      lastBlockMs: this.perBlock.length ? this.perBlock[this.perBlock.length - 1] : null,
+      scrapes: this.perBlock.length + (this.first ? 1 : 0),
+      error: this.failed ? this.error : null,
+    };
+  }
+}

@@ -1,0 +1,163 @@
+// Unit tests of the warm-up's senders in k6-scripts/lib/senders.js against a fake pod on a virtual
+// clock, so they run in milliseconds and never depend on the machine's speed
+// (run: make test-unit-operator-js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { closedLoop, openPass } from '../../../../k6-scripts/lib/senders.js';
+
+/** A virtual clock: sleep() schedules, run() advances time to the next timer whenever nothing else can run. */
+function virtualClock() {
+  let t = 0;
+  const timers = [];
+  const sleep = (ms) => new Promise((resolve) => timers.push({ at: t + Math.max(0, ms), resolve }));
+  const now = () => t;
+  async function run(promise) {
+    let done = false;
+    let result;
+    let error;
+    promise.then((r) => { done = true; result = r; }, (e) => { done = true; error = e; });
+    for (let steps = 0; steps < 1e6; steps++) {
+      await new Promise((r) => setImmediate(r));
+      if (done) break;
+      assert.ok(timers.length > 0, 'nothing scheduled and not done: the loop is stuck');
+      timers.sort((a, b) => a.at - b.at);
+      const next = timers.shift();
+      t = Math.max(t, next.at);
+      next.resolve();
+    }
+    if (error) throw error;
+    return result;
+  }
+  return { sleep, now, run };
+}
+
+/** A fake pod: request i answers after latency(i) ms, ok unless failing(i); it counts what it saw. */
+function fakePod(clock, latency, failing = () => false) {
+  const pod = { inFlight: 0, maxInFlight: 0, sentAt: [] };
+  pod.send = async (i) => {
+    pod.sentAt.push(clock.now());
+    pod.inFlight++;
+    pod.maxInFlight = Math.max(pod.maxInFlight, pod.inFlight);
+    const ms = latency(i);
+    await clock.sleep(ms);
+    pod.inFlight--;
+    return { ok: !failing(i), ms };
+  };
+  return pod;
+}
+
+const settings = {
+  concurrency: 4, ceilingRate: 100000, minRequests: 0, maxRequests: 100000, blockSize: 100, tolerance: 0.05,
+  stableBlocks: 3, minDeltaMs: 0, targetP95: 0, jitQuietMs: 20, jitQuietBlocks: 2, maxErrorRatio: 0.05,
+  deadline: 1e12,
+};
+
+test('the closed loop keeps exactly `concurrency` requests in flight and sends the next at each answer', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 10);
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, { ...settings, minRequests: 1e9, maxRequests: 400 }));
+  assert.equal(pod.maxInFlight, 4);
+  assert.equal(result.sent, 400);
+  assert.equal(result.stopReason, 'MaxRequests');
+  // 400 requests, 4 at a time, 10 ms each: 1 s, as fast as the pod answers
+  assert.ok(Math.abs(result.seconds - 1) < 0.01, `took ${result.seconds} s`);
+});
+
+test('the ceiling rate holds a fast pod back', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 1);
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send },
+    { ...settings, concurrency: 8, ceilingRate: 100, maxRequests: 200 }));
+  assert.equal(result.sent, 200);
+  assert.ok(result.seconds >= 1.99, `took ${result.seconds} s, expected about 2 s at 100/s`);
+});
+
+test('the latency rule stops once the block P95 stops improving, after whole blocks', async () => {
+  const clock = virtualClock();
+  // cold: 100 ms falling to a floor of 5 ms by request 600
+  const pod = fakePod(clock, (i) => Math.max(5, 100 - i / 6));
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, settings));
+  assert.equal(result.stopReason, 'Converged');
+  assert.ok(result.sent >= 900 && result.sent <= 1100, `stopped after ${result.sent}`);
+  assert.equal(result.lastBlockP95, 5);
+  assert.equal(result.earlierBestP95, 5);
+});
+
+test('no rule is asked before the minimum of warm-up requests', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 5);
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, { ...settings, minRequests: 1500 }));
+  assert.equal(result.stopReason, 'Converged');
+  assert.ok(result.sent >= 1500 && result.sent < 1600, `stopped after ${result.sent}`);
+});
+
+test('a pod that keeps getting faster is capped at the maximum', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, (i) => 1000 / (1 + i / 50));
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, { ...settings, maxRequests: 2000 }));
+  assert.equal(result.stopReason, 'MaxRequests');
+  assert.equal(result.sent, 2000);
+});
+
+test('too many failed answers abort the warm-up', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 5, (i) => i % 5 === 0);
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, settings));
+  assert.equal(result.stopReason, 'Aborted');
+  assert.ok(result.sent < 100, `sent ${result.sent} before aborting`);
+});
+
+test('the deadline stops the warm-up with Timeout', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, (i) => 1000 / (1 + i / 50));
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, { ...settings, deadline: 3000 }));
+  assert.equal(result.stopReason, 'Timeout');
+});
+
+test('the JIT rule waits out a latency plateau while the compiler is still busy', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 5);
+  // 500 ms of compiling per block until request 2000, then 2 ms per block
+  const scrapeJit = async () => {
+    const sentSoFar = pod.sentAt.length;
+    return { ms: Math.min(sentSoFar, 2000) * 5 + Math.max(0, sentSoFar - 2000) * 0.02, metric: 'jvm_compilation_time_ms_total' };
+  };
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send, scrapeJit }, settings));
+  assert.equal(result.stopReason, 'JitSettled');
+  assert.ok(result.sent >= 2200 && result.sent <= 2500, `stopped after ${result.sent}`);
+  assert.equal(result.jit.metric, 'jvm_compilation_time_ms_total');
+  assert.ok(result.jit.compileMs >= 9000, `compile time ${result.jit.compileMs}`);
+  assert.ok(result.jit.lastBlockMs <= 20);
+  assert.equal(result.jit.error, null);
+});
+
+test('a page without the JIT counter falls back to the latency rule and says why', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 5);
+  const scrapeJit = async () => ({ error: { code: 2, detail: 0 } });
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send, scrapeJit }, settings));
+  assert.equal(result.stopReason, 'Converged');
+  assert.deepEqual(result.jit.error, { code: 2, detail: 0 });
+});
+
+test('the open pass sends on schedule whatever the answers take', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 500);
+  const result = await clock.run(openPass({ ...clock, send: pod.send },
+    { count: 10, perSecond: 10, deadline: 1e12, maxInFlight: 256, maxErrorRatio: 0.05 }));
+  assert.deepEqual(result, { sent: 10, aborted: false });
+  assert.deepEqual(pod.sentAt, [0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+});
+
+test('the open pass stops at its deadline and at too many failures', async () => {
+  let clock = virtualClock();
+  let pod = fakePod(clock, () => 5);
+  assert.deepEqual(await clock.run(openPass({ ...clock, send: pod.send },
+    { count: 100, perSecond: 10, deadline: 2000, maxInFlight: 256, maxErrorRatio: 0.05 })), { sent: 20, aborted: false });
+  clock = virtualClock();
+  pod = fakePod(clock, () => 5, () => true);
+  const failing = await clock.run(openPass({ ...clock, send: pod.send },
+    { count: 100, perSecond: 100, deadline: 1e12, maxInFlight: 256, maxErrorRatio: 0.05 }));
+  assert.equal(failing.aborted, true);
+  assert.ok(failing.sent < 100);
+});

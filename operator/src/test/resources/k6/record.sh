@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# record.sh - records the k6 summaries the parser tests read, from real runs of k6-scripts/warmup.js
+# against the sample service on loopback. Run it again whenever warmup.js's summary format changes:
+#   operator/src/test/resources/k6/record.sh   (needs bin/k6 and sample-service/target/sample-service-all.jar)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../../../.." && pwd)
+K6=${K6:-$REPO/bin/k6}
+source "$REPO/sample-service/scripts/service.sh"
+trap sample_stop EXIT
+sample_start "$(mktemp)"
+closed_port=$(sample_free_port)
+
+record() { # NAME ENV... : one warmup.js run, its summary into summary-NAME.json
+  local name=$1; shift
+  env SUMMARY_PATH="$HERE/summary-$name.json" "$@" timeout 300 "$K6" run --no-usage-report -q \
+    "$REPO/k6-scripts/warmup.js" >/dev/null 2>&1 || true
+  echo "recorded summary-$name.json: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stopReason"])' "$HERE/summary-$name.json")"
+}
+EXAM='GET /exams/1; GET /exams/2'
+record converged BASE_URL="$SAMPLE_URL" PATHS="$EXAM" MIN_WARMUP_REQUESTS=400
+record jit-settled BASE_URL="$SAMPLE_URL" PATHS="$EXAM" MIN_WARMUP_REQUESTS=400 JIT_METRICS_URL="$SAMPLE_URL/metrics"
+record jit-missing BASE_URL="$SAMPLE_URL" PATHS="$EXAM" MIN_WARMUP_REQUESTS=400 JIT_METRICS_URL="$SAMPLE_URL/healthz"
+record not-found BASE_URL="$SAMPLE_URL" PATHS='GET /exam/1' REQUESTS=20 RATE=50
+record out-of-time BASE_URL="$SAMPLE_URL" PATHS="$EXAM" TIME_BUDGET_S=3
+record unreachable BASE_URL="http://127.0.0.1:$closed_port"
