@@ -1,16 +1,33 @@
 # Benchmarks of danki's warm-ups; included by the top-level Makefile.
 # (`bench-experiments`, the sample service's published experiments, lives with the sample service.)
 
+SPRING_SHOP_DIR := $(REPO)/bench/targets/spring-shop
+SPRING_SHOP_JAR := $(SPRING_SHOP_DIR)/target/spring-shop.jar
+SPRING_SHOP_SOURCES := $(shell find $(SPRING_SHOP_DIR)/src -type f 2>/dev/null)
+
+# A standalone Maven project (not in the root reactor): only the benchmarks build it.
+$(SPRING_SHOP_JAR): $(SPRING_SHOP_DIR)/pom.xml $(SPRING_SHOP_SOURCES)
+	@echo "==> building bench/targets/spring-shop (mvn package, tests skipped)"
+	$(MVN) -q -f $(SPRING_SHOP_DIR)/pom.xml package -DskipTests
+	@touch $@
+
 ##@ Benchmarks
 
+.PHONY: bench-targets
+bench-targets: $(SAMPLE_STAMP) $(SPRING_SHOP_JAR) ## Build the benchmarks' warm-up targets: the sample service and spring-shop.
+
 .PHONY: bench
-bench: build tools ## Warm-up benchmarks: quality and cost per strategy, scale, operator cost; writes bench/results/warmup.md (about 45 min on 2 cores).
+bench: build tools bench-targets ## Warm-up benchmarks on the local cluster: one pod and 1 -> 9 per target and strategy, scale, operator cost; writes bench/results/warmup.md and .json (about 90 min on 2 cores).
 	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) $(REPO)/bench/warmup/run-bench.sh
 
 .PHONY: bench-results
-bench-results: ## Re-render bench/results/warmup.md from the last bench run's data in .work/bench.
-	@python3 $(REPO)/bench/warmup/results.py $(WORK)/bench/records.jsonl >$(REPO)/bench/results/warmup.md
+bench-results: ## Re-render bench/results/warmup.md and .json from the last bench run's data in .work/bench.
+	@python3 $(REPO)/bench/warmup/results.py $(WORK)/bench/records.jsonl $(REPO)/bench/results/warmup.json \
+	  >$(REPO)/bench/results/warmup.md
 
 .PHONY: bench-stop-rule
-bench-stop-rule: $(SAMPLE_STAMP) tool-k6 ## Which warm-up stop rule stops soonest and still warms (sample service on loopback); writes bench/results/stop-rule.md.
-	@REPO=$(REPO) K6=$(K6) $(REPO)/bench/stop-rule/run.sh
+bench-stop-rule: bench-targets tool-k6 ## Requests needed, concurrency and stop rule, on fresh JVMs of both targets on loopback; writes bench/results/stop-rule.md and .json (about 60 min).
+	@K6=$(K6) python3 $(REPO)/bench/stop-rule/run.py
+	@python3 $(REPO)/bench/stop-rule/report.py $(WORK)/bench-stop-rule/records.jsonl $(REPO)/bench/results/stop-rule.json \
+	  >$(REPO)/bench/results/stop-rule.md
+	@cat $(REPO)/bench/results/stop-rule.md

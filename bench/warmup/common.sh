@@ -6,8 +6,6 @@ BENCH_DIR=$REPO/bench/warmup
 MEASURE=("$PY" "$BENCH_DIR/measure.py")
 RECORDS=$OUT/records.jsonl
 OPERATOR_NS=danki-system RELEASE=danki LEASE=danki-operator
-# The exam flow every strategy warms with, in the danki.dev/paths format (the demo's annotation).
-WARMUP_PATHS=$(sed -n '/^danki.dev\/paths: |$/,$p' "$DEMO_DIR/manifests/warmup-annotations.yaml" | tail -n +2 | sed 's/^  //')
 
 record() { "${MEASURE[@]}" record "$RECORDS" "$@"; }
 # json_get KEY...: the value at KEY... of the JSON on stdin ('' when missing).
@@ -19,13 +17,14 @@ for k in sys.argv[1:]:
 print("" if v is None else v)' "$@"
 }
 
-# install_operator CONCURRENCY: install or upgrade the chart with one replica and wait until that
-# replica holds the leader Lease, so the measured process is the one doing the work.
+# install_operator [CONCURRENCY]: install or upgrade the chart with one replica (and the chart's default
+# concurrency unless given) and wait until that replica holds the leader Lease, so the measured process
+# is the one doing the work.
 install_operator() {
-  local concurrency=$1 pods holder t0
+  local concurrency=${1:-} pods holder t0
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
     --set image.tag=dev --set replicaCount=1 --set podDisruptionBudget.enabled=false \
-    --set concurrency="$concurrency" --wait --timeout 180s >/dev/null
+    ${concurrency:+--set concurrency="$concurrency"} --wait --timeout 180s >/dev/null
   t0=$(date +%s)
   while :; do
     pods=$($K -n "$OPERATOR_NS" get pods -l app.kubernetes.io/instance="$RELEASE" -o json | "$PY" -c '
@@ -39,7 +38,7 @@ print(" ".join(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if "
   OPERATOR_POD=$pods
   OPERATOR_IP=$($K -n "$OPERATOR_NS" get pod "$OPERATOR_POD" -o jsonpath='{.status.podIP}')
   OPERATOR_PID=$(pid_in_pod "$OPERATOR_IP" operator-all.jar) || die "no operator process found for $OPERATOR_IP"
-  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency $concurrency"
+  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency ${concurrency:-of the chart}"
 }
 
 # pid_in_pod IP PATTERN: the host PID of the process whose command line matches PATTERN, inside the
@@ -56,15 +55,6 @@ pid_in_pod() {
 }
 
 operator_proc() { "${MEASURE[@]}" proc "$OPERATOR_PID"; }
-
-# gate_patch_metric: {"count": N, "sum": S} of the operator's danki_gate_patch_duration_seconds
-# histogram (its pods/status patches), from its /metrics.
-gate_patch_metric() {
-  { curl -s -m 10 "http://$OPERATOR_IP:8080/metrics" || true; } | awk '
-    /^danki_gate_patch_duration_seconds_count/ { c += $NF }
-    /^danki_gate_patch_duration_seconds_sum/ { s += $NF }
-    END { printf "{\"count\": %d, \"sum\": %.6f}\n", c, s }'
-}
 
 # start_watch NS SELECTOR LOG: timestamp every pod change (host clock) into LOG; sets WATCH_PID.
 start_watch() {
@@ -109,13 +99,4 @@ remove_bench() {
     warn "pods of $2 still terminating after 120 s: deleting them with --force"
     $K -n "$1" delete pods -l "app=$2" --force --grace-period=0 >/dev/null 2>&1 || true
   fi
-}
-
-# k6_run NAME SCRIPT [ENV=VALUE...]: one k6 run with per-request CSV into $OUT/k6/NAME.csv.
-k6_run() {
-  local name=$1 script=$2 rc=0; shift 2
-  mkdir -p "$OUT/k6"
-  env K6_CSV_TIME_FORMAT=unix_milli "$@" "$K6" run --no-usage-report --quiet \
-    --out "csv=$OUT/k6/$name.csv" "$script" >"$OUT/k6/$name.log" 2>&1 || rc=$?
-  ((rc == 0 || rc == 99)) || die "k6 run $name exited $rc (see $OUT/k6/$name.log)"
 }

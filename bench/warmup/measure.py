@@ -1,18 +1,13 @@
 """Small measurements for the warm-up benchmark; each prints one JSON object.
 
   measure.py pod-times WATCH_LOG [PREFIX]  first host time each pod was seen ContainersReady / Ready
-  measure.py latency CSV [FIRST_N]         P25-P95 of a k6 CSV (optionally of its first N requests)
   measure.py proc PID                      RSS and CPU seconds of a process (and its reaped children)
-  measure.py counter-times POLL_LOG        first and last time a polled counter moved
   measure.py record FILE KEY=VALUE...      append one JSON record (values parsed as JSON when they can be)
 """
 
 import json
 import os
 import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "demo"))
-from latency import first_n, load_requests, summarize  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -36,17 +31,6 @@ def pod_times(log, prefix=""):
     return pods
 
 
-def latency(csv_path, n=None):
-    requests = load_requests(csv_path)
-    if n:
-        requests = first_n(requests, int(n))
-    summary = summarize(requests)
-    if requests:
-        summary["first_start_s"] = requests[0]["start_ms"] / 1000.0
-        summary["last_end_s"] = max(r["end_ms"] for r in requests) / 1000.0
-    return summary
-
-
 def proc(pid):
     """VmRSS and utime/stime (own) and cutime/cstime (children it has reaped, e.g. finished k6 runs)."""
     with open(f"/proc/{pid}/stat") as f:
@@ -57,26 +41,6 @@ def proc(pid):
             rss_kb = int(line.split()[1])
     utime, stime, cutime, cstime = (int(x) / TICKS for x in fields[11:15])
     return {"rss_mib": rss_kb / 1024.0, "cpu_s": utime + stime, "children_cpu_s": cutime + cstime}
-
-
-def counter_times(log):
-    """POLL_LOG lines: '<epoch s> <counter value>' of a fresh pod (so the count starts at 0): when it
-    was first seen above 0, when it last changed, and whether it was already above 0 at the first
-    sample (then first_move is only an upper bound)."""
-    first_sample, first_move, last_move, previous = None, None, None, 0.0
-    for line in open(log):
-        parts = line.split()
-        if len(parts) != 2:
-            continue
-        t, v = float(parts[0]), float(parts[1])
-        first_sample = v if first_sample is None else first_sample
-        if v > 0 and first_move is None:
-            first_move = t
-        if v != previous:
-            last_move = t
-        previous = v
-    return {"first_move": first_move, "last_move": last_move, "final": previous,
-            "moved_before_first_sample": bool(first_sample)}
 
 
 def parse_value(raw):
@@ -93,7 +57,7 @@ def main(argv):
         with open(args[0], "a") as f:
             f.write(json.dumps(record) + "\n")
         return 0
-    result = {"pod-times": pod_times, "latency": latency, "proc": proc, "counter-times": counter_times}[command](*args)
+    result = {"pod-times": pod_times, "proc": proc}[command](*args)
     print(json.dumps(result))
     return 0
 

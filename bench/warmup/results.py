@@ -3,11 +3,8 @@
 import json
 import statistics
 import sys
-from datetime import datetime
 
-STRATEGY_LABELS = {"none": "no warm-up", "fixed3": "fixed 3 requests", "fixed100": "fixed 100 requests",
-                   "danki": "danki adaptive"}
-
+import strategies_report
 
 def ms(v):
     return "-" if v is None else f"{v:,.0f}" if v >= 10 else f"{v:.1f}"
@@ -26,120 +23,6 @@ def ratio(a, b):
 def table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
-
-
-def warmup_requests(r):
-    if r["strategy"] == "none":
-        return "0"
-    if r["strategy"].startswith("fixed"):
-        return r["strategy"][5:]
-    req = (r.get("run") or {}).get("requests") or {}
-    return f"{req.get('total', '?')} ({req.get('cold', '?')} cold + {req.get('warmup', '?')} + {req.get('warm', '?')} warm)"
-
-
-def steady_of(r):
-    """The fully warm pass with the median P95 (a run records several; older runs one)."""
-    passes = r["steady"] if isinstance(r["steady"], list) else [r["steady"]]
-    passes = [p for p in passes if p.get("p95") is not None] or passes
-    return sorted(passes, key=lambda p: p.get("p95") or 0)[len(passes) // 2]
-
-
-def quality(records):
-    rows = []
-    none = next((r["first100"].get("p95") for r in records if r["strategy"] == "none"), None)
-    for r in records:
-        f, s = r["first100"], steady_of(r)
-        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), warmup_requests(r)]
-                    + [ms(f.get(f"p{p}")) for p in (25, 50, 75, 90, 95)]
-                    + [ms(s.get("p95")), ratio(f.get("p95"), s.get("p95")), ratio(f.get("p95"), none),
-                       f.get("errors", "-")])
-    text = table(["strategy", "warm-up requests", "P25", "P50", "P75", "P90", "P95 (first 100)",
-                  "fully warm P95", "first-100 P95 / fully warm P95", "first-100 P95 / no warm-up's",
-                  "errors"], rows)
-    passes = [p["p95"] for r in records for p in (r["steady"] if isinstance(r["steady"], list) else [r["steady"]])
-              if p.get("p95") is not None]
-    if len(passes) > 1:
-        text += (f"\n\nThe fully warm P95 is the median of {len(passes) // max(len(records), 1)} passes per pod; single "
-                 f"passes ranged from {min(passes):.0f} to {max(passes):.0f} ms across all pods, which is the noise of "
-                 "this machine. A ratio near or below 1x means the pod's first 100 requests were as fast as its later "
-                 "fully warm self, within that noise.")
-    polled = [r for r in records if r.get("poll")]
-    if polled:
-        starts = ", ".join(f"{STRATEGY_LABELS.get(r['strategy'], r['strategy'])} {r['t_containers_ready'] - r['t_scale']:.0f} s"
-                           for r in records)
-        text += ("\n\n**Caveat of this run:** to time danki's warm-up requests from outside, the harness polled every "
-                 "pod's `/metrics` about 10 times a second from the moment it had an IP until it was Ready. That "
-                 "traffic also warms Netty and Ktor's request pipeline (not the exam routes), for as long as each "
-                 f"pod took to start ({starts}). It flatters the strategies whose pods started slowly against no "
-                 "warm-up. The harness now leaves it off unless BENCH_POLL=1.")
-    return text
-
-
-def cost(records, startup, shutdown):
-    rows = []
-    danki = next((r for r in records if r["strategy"] == "danki"), None)
-    danki_t = danki["t_ready"] - danki["t_containers_ready"] if danki else None
-    for r in records:
-        t = r["t_ready"] - r["t_containers_ready"]
-        k6_run = r["t_ready"] - r["t_k6_start"] if r.get("t_k6_start") else run_seconds(r.get("run") or {})
-        rows.append([STRATEGY_LABELS.get(r["strategy"], r["strategy"]), sec(t), ratio(t, danki_t), sec(k6_run),
-                     sec(r["t_containers_ready"] - r["t_scale"])])
-    text = table(["strategy", "ContainersReady -> Ready (s)", "/ danki's", "of which the k6 run (exec -> exit, s)",
-                  "scale -> ContainersReady (s)"], rows)
-    text += ("\n\nThe fixed strategies are simulated by this harness: Ready is when their k6 run exited (a gate "
-             "would open then). Their ContainersReady -> Ready also holds the harness's own reaction (a kubectl "
-             "watch polled every 0.2 s), so the k6 run alone is their cost with an instant operator.")
-    if danki:
-        text += "\n\n" + danki_split(danki, startup, shutdown)
-    return text
-
-
-def run_seconds(run):
-    """startTime -> completionTime of a WarmupRun: k6 from its start to its exit, and the summary read."""
-    try:
-        parse = lambda t: datetime.fromisoformat(t.replace("Z", "+00:00"))
-        return (parse(run["completionTime"]) - parse(run["startTime"])).total_seconds()
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def danki_split(r, startup, shutdown):
-    poll = r.get("poll") or {}
-    run = r.get("run") or {}
-    total = r["t_ready"] - r["t_containers_ready"]
-    reaction = run.get("reactionMillis")
-    k6_startup = run.get("k6StartupMillis")
-    before_k6 = (reaction - k6_startup) / 1000.0 if reaction is not None and k6_startup is not None else None
-    k6_run = run_seconds(run)
-    patch = (r.get("gate_patch") or {}).get("mean_s")
-    rest = total - (before_k6 or 0) - (k6_run or 0) if before_k6 is not None and k6_run is not None else None
-    first, last = poll.get("first_move"), poll.get("last_move")
-    rows = [
-        ["total: ContainersReady -> Ready, as a watch on the host saw both", sec(total), "100 %"],
-        ["operator reaction before k6: its informer delivers ContainersReady -> k6 started "
-         "(`reactionMillis` - `k6StartupMillis`)", sec(before_k6), share(before_k6, total)],
-        ["k6 start-up: k6 started -> its first request (`k6StartupMillis`)",
-         sec(k6_startup / 1000.0 if k6_startup is not None else None), share(k6_startup and k6_startup / 1000.0, total)],
-        ["the warm-up run: k6 started -> k6 exited and its summary read (`startTime` -> `completionTime`; "
-         "cold pass, warm-up, warm pass)", sec(k6_run), share(k6_run, total)],
-        ["the rest: informer delivery, the status patch, the node agent's Ready, watch delivery",
-         sec(rest), share(rest, total)],
-        ["  of which the `pods/status` patch itself (`danki_gate_patch_duration_seconds`, mean of "
-         f"{(r.get('gate_patch') or {}).get('patches', '?')})", sec(patch), share(patch, total)],
-    ]
-    text = "danki's time split:\n\n" + table(["part", "s", "of total"], rows)
-    k6_start = statistics.median(startup) if startup else None
-    k6_stop = statistics.median(shutdown) if shutdown else None
-    text += ("\n\nFor scale, a bare k6 on this machine (one request to a warm pod, median of 5 runs) takes "
-             f"{sec(k6_start)} s from exec to its first request and {sec(k6_stop)} s from its last answer to its exit.")
-    if first and last:
-        text += (f" Seen from the pod (its warm-up counter polled every 0.1 s): first warm-up request "
-                 f"{sec(first - r['t_containers_ready'])} s after ContainersReady, last one {sec(last - first)} s later.")
-    return text
-
-
-def share(part, total):
-    return "-" if part is None or not total else f"{part / total * 100:.0f} %"
 
 
 def scale(records):
@@ -196,27 +79,34 @@ def cache(r):
     return text
 
 
-def main(path):
+def main(path, json_path=None):
     records = [json.loads(line) for line in open(path)]
-    by = lambda s: [r for r in records if r["section"] == s]
+    by = lambda s: [r for r in records if r["section"] == s]  # noqa: E731
     machine = (by("machine") or [{}])[0]
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
            f"{machine.get('commit', '?')}, {machine.get('k6', 'k6')}. Everything below comes from this one run, "
            "on the embedded local cluster (pods are JVM processes on the same 2 cores as the operator, k6 and "
-           "the control plane).", ""]
-    if by("quality"):
-        out += ["## 1. Warm quality", "",
-                "Each strategy gets its own fresh pod (a Deployment scaled 0 -> 1), one strategy at a time. After "
-                "its warm-up, the pod gets the exam-start load (20 requests/s for 5 s): the first 100 real requests. "
-                f"Then {machine.get('full_warm', '?')} more requests at {machine.get('full_warm_rate', '?')}/s bring "
-                "it to its fully warm state, and exam-start runs again on the same pod. Latencies in ms.", "",
-                quality(by("quality")), "",
-                "## 2. Warm cost", "",
-                cost(by("quality"), [s["first"]["first_start_s"] - s["t_exec"] for s in by("k6_startup")
-                                     if s["first"].get("count")],
-                     [s["t_exit"] - s["first"]["last_end_s"] for s in by("k6_startup")
-                      if s["first"].get("count") and s.get("t_exit")]), ""]
+           "the control plane). `bench/results/warmup.json` holds the same figures.", ""]
+    strategies = by("single") + by("scaleup")
+    doc = strategies_report.as_json(strategies)
+    if strategies:
+        out += ["## Goals", "", strategies_report.goals_markdown(doc), ""]
+    if by("single"):
+        out += ["## 1. One new pod", "",
+                "Each strategy gets its own Deployment scaled 0 -> 1, one at a time. The pod gets its first 100 "
+                "user requests at 20/s the moment the cluster says it is Ready; then 6,000 more and 3 passes of "
+                "100, whose median P95 is its fully warm P95. First-100 / fully warm is the P95 ratio.", "",
+                strategies_report.section_markdown(by("single"), "single"), "",
+                "danki's time from ContainersReady to Ready, from its WarmupRun:", "",
+                strategies_report.danki_split(by("single")), ""]
+    if by("scaleup"):
+        out += ["## 2. Scale-up 1 -> 9", "",
+                "A Deployment at 1 replica scaled to 9; each of the 8 new pods gets its first 100 user requests "
+                "the moment it is Ready (while the others may still be warming, as in a real scale-up), then, "
+                "after all are Ready, one at a time, its fully warm P95 as above. The serial warmer is this "
+                "harness's simulation of a simple peer: one pod at a time, 100 requests at up to 100/s, then its "
+                "gate.", "", strategies_report.section_markdown(by("scaleup"), "scaleup"), ""]
     if by("scale"):
         out += ["## 3. Scale", "",
                 "An annotated Deployment scaled 0 -> N; time until every new pod is Ready, per operator "
@@ -225,7 +115,12 @@ def main(path):
     if by("cache"):
         out += ["## 4. Operator footprint with a full informer cache", "", cache(by("cache")[0]), ""]
     print("\n".join(out))
+    if json_path:
+        doc["machine"] = machine
+        with open(json_path, "w") as f:
+            json.dump(doc, f, indent=2, sort_keys=True)
+            f.write("\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

@@ -1,39 +1,40 @@
 #!/usr/bin/env bash
-# run-bench.sh - `make bench`: how well danki warms, what it costs, and how that grows.
-# Writes bench/results/warmup.md (with this machine's description) from one run, every comparison
-# side by side. Raw data stays in .work/bench. About 15-25 minutes on 2 cores.
+# run-bench.sh - `make bench`: how soon danki's pods are Ready, how warm they are then, what it
+# costs, and how that grows. Writes bench/results/warmup.md and warmup.json from one run, every
+# comparison side by side. Raw data stays in .work/bench.
 #
-#   quality  P95 of the first 100 real requests to a freshly scaled pod per warm-up strategy, as a
-#            ratio to the same pod's fully warm P95; time from ContainersReady to Ready; danki's
-#            overhead split into reaction time, k6 start-up and the finishing status patch
+#   single   per target (bench/targets/targets.py) and strategy: one new pod (0 -> 1), ContainersReady
+#            -> Ready, and the P95 of its first 100 user requests over its own fully warm P95
+#   scaleup  the same for a 1 -> 9 scale-up: time until all 8 new pods are Ready, and their median
+#            first-100 ratio; danki against the harness's simple serial warmer (cluster_bench.py)
 #   scale    time until N new pods are all warmed (N in BENCH_SCALE_N) per operator concurrency
 #            (BENCH_CONCURRENCY); operator CPU seconds per warmed pod
 #   cache    operator RSS and CPU with BENCH_FAKE_PODS opted-in pods in its informer cache
 #
-# Env: BENCH_SECTIONS ("quality scale cache"), BENCH_STRATEGIES ("none fixed3 fixed100 danki"),
-#      BENCH_SCALE_N ("4 8 16"), BENCH_CONCURRENCY ("2 4 8": below, at and above the default 4),
-#      BENCH_FAKE_PODS (1000), FULL_WARM (2000 requests) at FULL_WARM_RATE (200/s) to reach the fully
-#      warm state, measured STEADY_PASSES (3) times,
-#      BENCH_POLL=1 times warm-up requests from outside by polling each pod's /metrics (off: it warms
-#      the HTTP stack too), CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
+# Env: BENCH_SECTIONS ("single scaleup scale cache"), BENCH_TARGETS ("sample spring-shop"),
+#      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
+#      BENCH_SCALEUP_STRATEGIES ("serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("8 16"),
+#      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
+#      CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 : "${REPO:?set by the Makefile}"
 OUT=$REPO/.work/bench
 rm -rf "$OUT" && mkdir -p "$OUT"
 source "$REPO/bench/warmup/common.sh"
-source "$BENCH_DIR/quality.sh"
 source "$BENCH_DIR/scale.sh"
 
-BENCH_SECTIONS=${BENCH_SECTIONS:-quality scale cache}
-BENCH_STRATEGIES=${BENCH_STRATEGIES:-none fixed3 fixed100 danki}
-BENCH_SCALE_N=${BENCH_SCALE_N:-4 8 16}
-BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-2 4 8}
+BENCH_SECTIONS=${BENCH_SECTIONS:-single scaleup scale cache}
+BENCH_TARGETS=${BENCH_TARGETS:-sample spring-shop}
+BENCH_SINGLE_STRATEGIES=${BENCH_SINGLE_STRATEGIES:-none serial_fixed100 danki danki_jit}
+BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-serial_fixed100 danki danki_jit}
+BENCH_SCALE_N=${BENCH_SCALE_N:-8 16}
+BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-4 16}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
-FULL_WARM=${FULL_WARM:-2000} FULL_WARM_RATE=${FULL_WARM_RATE:-200} STEADY_PASSES=${STEADY_PASSES:-3}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
-EXAM_START=$REPO/k6-scripts/exam-start.js
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
+RESULTS_JSON=${RESULTS%.md}.json
+export OUT RECORDS SCALE_TIMEOUT KUBECTL="$K" K6 NAMESPACE=danki-bench
 T_BENCH=$(now_s)
 
 cleanup() {
@@ -42,7 +43,7 @@ cleanup() {
   jobs -p | xargs -r kill 2>/dev/null || true
   if ((rc != 0)) && [[ -s $RECORDS ]]; then
     warn "the bench stopped early (exit $rc): writing what it measured so far to $RESULTS"
-    { "$PY" "$BENCH_DIR/results.py" "$RECORDS"
+    { "$PY" "$BENCH_DIR/results.py" "$RECORDS" "$RESULTS_JSON"
       printf '\n**Incomplete run:** the bench stopped early (exit %s); sections missing above were not measured.\n' "$rc"
     } >"$RESULTS" || true
   fi
@@ -60,18 +61,30 @@ trap cleanup EXIT
 trap 'warn "interrupted"; exit 130' INT TERM
 
 step setup "cluster and operator"
-for t in "$K" "$K6" "$HELM" "$EXAM_START"; do [[ -e $t ]] || die "missing $t (make tools build)"; done
+for t in "$K" "$K6" "$HELM"; do [[ -e $t ]] || die "missing $t (make tools build)"; done
 use_cluster
 ensure_cluster
 $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1 || INSTALLED_CHART=1
-install_operator 4
+install_operator
 $K create namespace danki-bench --dry-run=client -o yaml | $K apply -f - >/dev/null
 record section=machine description="\"$(machine_description)\"" date="\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"" \
-  k6="\"$($K6 version 2>/dev/null | head -1)\"" commit="\"$(git -C "$REPO" rev-parse --short HEAD)\"" \
-  full_warm="$FULL_WARM" full_warm_rate="$FULL_WARM_RATE" steady_passes="$STEADY_PASSES"
+  k6="\"$($K6 version 2>/dev/null | head -1)\"" commit="\"$(git -C "$REPO" rev-parse --short HEAD)\""
+
+# bench_single / bench_scaleup: every target and strategy, one Deployment at a time
+bench_strategies() {
+  local section=$1 strategies=$2 t s
+  for t in $BENCH_TARGETS; do
+    for s in $strategies; do
+      info "$section: $t, $s"
+      "$PY" "$BENCH_DIR/cluster_bench.py" "$section" "$t" "$s" || die "$section $t $s failed"
+    done
+  done
+}
+bench_single() { step single "one new pod per target and strategy"; bench_strategies single "$BENCH_SINGLE_STRATEGIES"; }
+bench_scaleup() { step scaleup "1 -> 9 per target and strategy"; bench_strategies scaleup "$BENCH_SCALEUP_STRATEGIES"; }
 
 for section in $BENCH_SECTIONS; do "bench_$section"; done
 
 step results "writing $RESULTS"
-"$PY" "$BENCH_DIR/results.py" "$RECORDS" >"$RESULTS"
+"$PY" "$BENCH_DIR/results.py" "$RECORDS" "$RESULTS_JSON" >"$RESULTS"
 cat "$RESULTS"

@@ -32,7 +32,7 @@ bench_scale() {
     install_operator "$c"
     for n in $BENCH_SCALE_N; do measure_scale "$ns" "$n" "$c"; done
   done
-  install_operator 4
+  install_operator
 }
 
 # renew_fake_node NODE SECONDS: keep a Node that no agent serves Ready, as its kubelet would.

@@ -10,16 +10,26 @@ import java.util.concurrent.atomic.AtomicInteger
 /**
  * A loopback HTTP server that k6 warms in the IT: answers every request with [status], or, with
  * [hang], holds every request open until closed (a pod that never answers keeps its warm-up slot).
+ * Its `/metrics` page plays a JVM's JIT counter: 100 ms of compiling per request for the first
+ * [jitBusyRequests] requests, then none, as a JIT that has compiled what the traffic runs.
  */
 class TestTarget(
     private val status: Int = 200,
     private val hang: Boolean = false,
+    private val jitBusyRequests: Int = 0,
 ) : AutoCloseable {
     val requests = AtomicInteger()
     val warmupHeaders = AtomicInteger()
     private val closed = CountDownLatch(1)
     private val server =
         HttpServer.create(InetSocketAddress("127.0.0.1", 0), BACKLOG).apply {
+            createContext("/metrics") { exchange ->
+                val compiled = minOf(requests.get(), jitBusyRequests) * JIT_MS_PER_REQUEST
+                val body = "# TYPE jvm_compilation_time_ms_total counter\njvm_compilation_time_ms_total $compiled\n"
+                val bytes = body.toByteArray()
+                exchange.sendResponseHeaders(HTTP_OK, bytes.size.toLong())
+                exchange.responseBody.use { it.write(bytes) }
+            }
             createContext("/") { exchange ->
                 requests.incrementAndGet()
                 if (hang) closed.await(HANG_SECONDS, TimeUnit.SECONDS)
@@ -43,5 +53,7 @@ class TestTarget(
         const val BACKLOG = 128
         const val THREADS = 8
         const val HANG_SECONDS = 120L
+        const val JIT_MS_PER_REQUEST = 100
+        const val HTTP_OK = 200
     }
 }

@@ -35,6 +35,7 @@ class WarmupIT {
     private val space = ItNamespace("danki-it-warmup")
     private val target = TestTarget(200)
     private val failing = TestTarget(500)
+    private val compiling = TestTarget(jitBusyRequests = 600)
     private lateinit var operator: Operator
 
     /** Small passes so a warm-up takes seconds. */
@@ -58,6 +59,7 @@ class WarmupIT {
         operator.stop()
         target.close()
         failing.close()
+        compiling.close()
     }
 
     @Test
@@ -81,6 +83,14 @@ class WarmupIT {
         status.cold!!.p95!! shouldBeGreaterThan 0.0
         status.warm!!.p95!! shouldBeGreaterThan 0.0
         listOf("Converged", "TargetReached", "MaxRequests", "Timeout") shouldContain status.stopReason
+        val evidence = status.stopEvidence.shouldNotBeNull()
+        evidence.rule shouldBe "latency"
+        evidence.requests shouldBe status.requests!!.warmup
+        evidence.blockSize shouldBe 200
+        evidence.concurrency shouldBe 4
+        evidence.lastBlockP95.shouldNotBeNull()
+        evidence.jitCompileMillis shouldBe null
+        status.queueWait.shouldNotBeNull()
         status.conditions!!.single().reason shouldBe Keys.RunConditions.REASON_SUCCEEDED
         finished.metadata.ownerReferences
             .single()
@@ -103,6 +113,41 @@ class WarmupIT {
                 setOf(Keys.EventReasons.WARMUP_STARTED, Keys.EventReasons.WARMED_UP)
         }
         target.warmupHeaders.get() shouldBe target.requests.get()
+    }
+
+    @Test
+    fun `with jit metrics the warm-up runs until the pod's JIT counter is quiet, and records the JIT time`() {
+        val annotations =
+            fast + (Annotations.PORT to compiling.port.toString()) + (Annotations.MAX_WARMUP_REQUESTS to "3000") +
+                (Annotations.MIN_WARMUP_REQUESTS to "0") + (Annotations.JIT_METRICS to "${compiling.port}/metrics")
+        space.create(Fixtures.deployment(space.ns, "jit", annotations))
+        space.createReadyPod("jit", "jit-abc123-x1", compiling.port)
+        val status =
+            eventually(Duration.ofSeconds(60)) {
+                space.run("jit-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
+            }
+        status.stopReason shouldBe "JitSettled"
+        val evidence = status.stopEvidence!!
+        evidence.rule shouldBe "jit"
+        evidence.jitMetric shouldBe "jvm_compilation_time_ms_total"
+        // the counter grew for the first 600 requests (20 of them in the cold pass): the warm-up saw the rest
+        evidence.jitCompileMillis!! shouldBeGreaterThan 10_000.0
+        // quiet means at least two blocks after the 600th request: a latency rule would have stopped sooner
+        evidence.requests!! shouldBeGreaterThan 900L
+    }
+
+    @Test
+    fun `a metrics page without a JIT counter falls back to the latency rule and says why`() {
+        val annotations =
+            fast + (Annotations.PORT to target.port.toString()) + (Annotations.JIT_METRICS to "${target.port}/nothing")
+        space.create(Fixtures.deployment(space.ns, "nojit", annotations))
+        space.createReadyPod("nojit", "nojit-abc123-x1", target.port)
+        val status =
+            eventually(Duration.ofSeconds(60)) {
+                space.run("nojit-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
+            }
+        status.stopEvidence!!.rule shouldBe "latency"
+        status.stopEvidence!!.jitError!! shouldContain "no JIT counter"
     }
 
     @Test

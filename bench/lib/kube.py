@@ -1,0 +1,106 @@
+"""kubectl for the benchmark harnesses: apply, read, scale, patch a pod condition, and a pod watch that
+timestamps, on the host clock, the first moment each pod was seen ContainersReady and Ready."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+
+from targets import REPO
+
+KUBECTL = os.environ.get("KUBECTL", os.path.join(REPO, "bin", "kubectl"))
+
+
+def kubectl(*args, stdin=None, check=True, timeout=120):
+    result = subprocess.run([KUBECTL, *args], input=stdin, capture_output=True, text=True, timeout=timeout)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"kubectl {' '.join(args)}: {result.stderr.strip()}")
+    return result.stdout
+
+
+def apply(*objects):
+    kubectl("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objects)}))
+
+
+def get_json(*args):
+    return json.loads(kubectl("get", *args, "-o", "json"))
+
+
+def scale(namespace, deployment, replicas):
+    kubectl("-n", namespace, "scale", "deployment", deployment, f"--replicas={replicas}")
+
+
+def set_condition(namespace, pod, condition_type, message):
+    """Sets a readiness-gate condition True, as a warm-up operator does when it is done."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    patch = {"status": {"conditions": [{"type": condition_type, "status": "True", "reason": "Warmed",
+                                        "message": message, "lastTransitionTime": now}]}}
+    kubectl("-n", namespace, "patch", "pod", pod, "--subresource=status", "--type=strategic", "-p", json.dumps(patch))
+
+
+def delete_deployment(namespace, name, timeout_s=180):
+    """Deletes a Deployment and waits until its pods are gone (forcing stragglers after the timeout)."""
+    kubectl("-n", namespace, "delete", "deployment,service", name, "--ignore-not-found", "--wait=true", check=False)
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if not get_json("-n", namespace, "pods", "-l", f"app={name}")["items"]:
+            return
+        time.sleep(1)
+    kubectl("-n", namespace, "delete", "pods", "-l", f"app={name}", "--force", "--grace-period=0", check=False)
+
+
+class PodWatch:
+    """`kubectl get pods -w` in a thread: per pod its IP and the first host time it was seen
+    ContainersReady and Ready, and every condition of a readiness gate."""
+
+    TEMPLATE = ('{{.metadata.name}} {{or .status.podIP "-"}} '
+                '{{range .status.conditions}}{{.type}}={{.status}} {{end}}{{"\\n"}}')
+
+    def __init__(self, namespace, selector):
+        self.pods = {}
+        self.lock = threading.Condition()
+        # go-template, not jsonpath: kubectl's jsonpath {range} fails on the second object of a watch
+        self.process = subprocess.Popen([KUBECTL, "-n", namespace, "get", "pods", "-l", selector, "-w",
+                                         "-o", f"go-template={self.TEMPLATE}"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            t = time.time()
+            parts = line.split()
+            if not parts:
+                continue
+            conditions = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+            with self.lock:
+                pod = self.pods.setdefault(parts[0], {"first_seen": t, "ip": None, "containers_ready": None,
+                                                      "ready": None, "conditions": {}})
+                if len(parts) > 1 and parts[1] != "-":
+                    pod["ip"] = parts[1]
+                pod["conditions"] = conditions
+                if conditions.get("ContainersReady") == "True" and pod["containers_ready"] is None:
+                    pod["containers_ready"] = t
+                if conditions.get("Ready") == "True" and pod["ready"] is None:
+                    pod["ready"] = t
+                self.lock.notify_all()
+
+    def snapshot(self):
+        with self.lock:
+            return {name: dict(pod) for name, pod in self.pods.items()}
+
+    def wait(self, predicate, timeout_s):
+        """Waits until predicate(snapshot) is true; False at the timeout."""
+        deadline = time.time() + timeout_s
+        with self.lock:
+            while not predicate(self.pods):
+                left = deadline - time.time()
+                if left <= 0:
+                    return False
+                self.lock.wait(min(left, 1.0))
+            return True
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()

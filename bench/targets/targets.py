@@ -1,0 +1,77 @@
+"""The warm-up targets of danki's benchmarks, described once for every harness.
+
+- sample: the project's own sample service (Ktor on Netty, an exam server): the demo's exam flow.
+- spring-shop: a Spring Boot app on Tomcat (bench/targets/spring-shop), standing in for an app danki
+  does not own, so that defaults are not tuned to one app.
+
+A target says how to start it as a process on loopback, how to run it as a pod of the local cluster,
+what danki warms it with, and how "the first 100 real requests" are sent to it.
+"""
+
+import os
+from dataclasses import dataclass, field
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def _demo_paths():
+    """The danki.dev/paths value of the demo's exam-warm Deployment (demo/manifests/warmup-annotations.yaml)."""
+    lines = open(os.path.join(REPO, "demo", "manifests", "warmup-annotations.yaml")).read().splitlines()
+    start = lines.index("danki.dev/paths: |") + 1
+    return "\n".join(line[2:] for line in lines[start:] if line.startswith("  ")) + "\n"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    jar: str
+    """Path of the fat jar, relative to the repository."""
+    image: str
+    """The local cluster's catalog entry (local-cluster/images.yaml) that runs the jar."""
+    ready_path: str
+    metrics_path: str
+    """The Prometheus page with the JVM's JIT counter (danki.dev/jit-metrics)."""
+    warmup_paths: str
+    """What danki warms it with: the danki.dev/paths value."""
+    first100: dict = field(default_factory=dict)
+    """The first real requests: a k6 script (relative to the repo) and its env, sent at 20/s."""
+    full_warm_paths: str = ""
+    """What brings it to its fully warm steady state: the users' requests, in the danki.dev/paths format."""
+    env: dict = field(default_factory=dict)
+    """Extra environment of the process on loopback (its port comes from PORT)."""
+    jvm_args: tuple = ()
+
+    def jar_path(self):
+        return os.path.join(REPO, self.jar)
+
+
+SAMPLE = Target(
+    name="sample",
+    jar="sample-service/target/sample-service-all.jar",
+    image="danki/sample-service:dev",
+    ready_path="/readyz",
+    metrics_path="/metrics",
+    warmup_paths=_demo_paths(),
+    # 100 candidates starting an exam (GET the exam, POST a full sheet) at 20/s: the exam start
+    first100={"script": "k6-scripts/exam-start.js", "env": {"RATE": "20", "DURATION": "5", "PHASE": "first"}},
+    # the exam routes with their writes committed, as candidates' are
+    full_warm_paths=_demo_paths(),
+    env={"HOST": "127.0.0.1"},
+)
+
+SPRING = Target(
+    name="spring-shop",
+    jar="bench/targets/spring-shop/target/spring-shop.jar",
+    image="danki/bench-spring-shop:dev",
+    ready_path="/actuator/health/readiness",
+    metrics_path="/actuator/prometheus",
+    warmup_paths=open(os.path.join(REPO, "bench", "targets", "spring-shop", "warmup-paths.txt")).read(),
+    # users at 20/s: the same endpoints as the warm-up, with other products, categories and carts
+    first100={"script": "bench/warmup/fixed-warmup.js",
+              "env": {"COUNT": "100", "RATE": "20", "WARMUP_HEADER": "0",
+                      "PATHS": open(os.path.join(REPO, "bench", "targets", "spring-shop", "user-paths.txt")).read()}},
+    full_warm_paths=open(os.path.join(REPO, "bench", "targets", "spring-shop", "user-paths.txt")).read(),
+    env={"SERVER_ADDRESS": "127.0.0.1"},
+)
+
+TARGETS = {t.name: t for t in (SAMPLE, SPRING)}

@@ -1,0 +1,107 @@
+"""Warm-up strategies on the local cluster: how soon new pods are Ready, and how warm they are then.
+
+  cluster_bench.py single  TARGET STRATEGY   a Deployment scaled 0 -> 1
+  cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO (9)
+
+Each new pod gets the target's first 100 user requests at 20/s the moment the cluster says it is Ready
+(as its Service would send them); after every pod is Ready, each gets 6,000 more and 3 more passes of
+100: its fully warm P95, the median of the 3. CPU seconds by who spent them are taken from the scale to
+the last Ready. One JSON record is appended to RECORDS (run-bench.sh sets it).
+
+Strategies: none (no gate), serial_fixed100 (the harness's simple serial warmer: one pod at a time,
+100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics).
+Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (9), SCALE_TIMEOUT (900 s).
+"""
+
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "targets"))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import cpu  # noqa: E402
+from first_requests import FirstRequests  # noqa: E402
+from kube import PodWatch, apply, delete_deployment, get_json, scale  # noqa: E402
+from manifests import danki_annotations, deployment  # noqa: E402
+from serial_warmer import SerialWarmer  # noqa: E402
+from targets import TARGETS  # noqa: E402
+
+STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit")
+
+
+def manifest(target, name, replicas, strategy):
+    if strategy == "serial_fixed100":
+        return deployment(target, name, replicas, gate=True)
+    if strategy.startswith("danki"):
+        return deployment(target, name, replicas, annotations=danki_annotations(target, jit=strategy == "danki_jit"))
+    return deployment(target, name, replicas)
+
+
+def ready_count(pods, exclude):
+    return sum(1 for n, p in pods.items() if n not in exclude and p["ready"])
+
+
+def warmup_runs(namespace, pods):
+    runs = get_json("-n", namespace, "warmupruns")["items"]
+    return {r["spec"]["podName"]: r.get("status", {}) for r in runs if r["spec"].get("podName") in pods}
+
+
+def experiment(section, target, strategy, n_from, n_to):
+    out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
+    timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
+    name = f"{section}-{target.name}-{strategy}".replace("_", "-")
+    watch = PodWatch(namespace, f"app={name}")
+    warmer = SerialWarmer(out, namespace, watch, target) if strategy == "serial_fixed100" else None
+    first = None
+    try:
+        apply(manifest(target, name, n_from, strategy))
+        if n_from and not watch.wait(lambda pods: ready_count(pods, ()) >= n_from, 300):
+            raise RuntimeError(f"{name}: {n_from} pods not Ready in 300 s")
+        existing = set(watch.snapshot())
+        first = FirstRequests(out, target, watch, existing, name)
+        before = cpu.snapshot(os.path.basename(target.jar))
+        t_scale = time.time()
+        scale(namespace, name, n_to)
+        all_ready = watch.wait(lambda pods: ready_count(pods, existing) >= n_to - n_from, timeout_s)
+        t_end = time.time()
+        spent = cpu.spent(before, cpu.snapshot(os.path.basename(target.jar)))
+        first.finish()
+        pods = {n: p for n, p in watch.snapshot().items() if n not in existing}
+        record = {
+            "section": section, "target": target.name, "strategy": strategy, "n_from": n_from, "n_to": n_to,
+            "t_scale": t_scale, "all_ready": all_ready,
+            "all_ready_s": (max(p["ready"] for p in pods.values()) - t_scale) if all_ready else None,
+            "timeout_s": timeout_s, "wall_s": t_end - t_scale, "cpu": spent,
+            "pods": {n: {k: p[k] for k in ("ip", "first_seen", "containers_ready", "ready")} for n, p in pods.items()},
+            "first_errors": first.errors,
+            "runs": warmup_runs(namespace, pods) if strategy.startswith("danki") else None,
+            "serial": warmer.log if warmer else None,
+        }
+        record["quality"] = first.fully_warm(pods)
+        return record
+    finally:
+        if first:
+            first.finish()
+        if warmer:
+            warmer.stop()
+        watch.stop()
+        delete_deployment(namespace, name)
+
+
+def main(argv):
+    section, target, strategy = argv[1], TARGETS[argv[2]], argv[3]
+    if strategy not in STRATEGIES:
+        sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
+    n_from, n_to = (0, 1) if section == "single" else (1, int(os.environ.get("SCALEUP_TO", "9")))
+    record = experiment(section, target, strategy, n_from, n_to)
+    with open(os.environ["RECORDS"], "a") as f:
+        f.write(json.dumps(record) + "\n")
+    ratios = sorted(q["ratio"] for q in record["quality"].values() if q["ratio"])
+    print(f"{section} {target.name} {strategy}: all Ready {record['all_ready_s'] and round(record['all_ready_s'], 1)} s; "
+          f"first-100 / fully warm median {ratios[len(ratios) // 2] if ratios else None}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
