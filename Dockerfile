@@ -47,7 +47,7 @@ COPY --from=build /src/operator/target/operator-all.jar /opt/danki/operator.jar
 ENV DANKI_K6_BINARY=/usr/local/bin/k6 \
     DANKI_K6_SCRIPT=/opt/danki/k6-scripts/warmup.js \
     K6_NO_USAGE_REPORT=true \
-    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 WORKDIR /opt/danki
 EXPOSE 8080
 # 65532: the conventional "nonroot" UID; the chart's runAsUser matches it.

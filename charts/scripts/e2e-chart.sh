@@ -64,11 +64,11 @@ preflight() {
 # The rules of the chart, as `kubectl auth can-i --list` prints them (resource, names, verbs).
 watch_rules() {
   cat <<'EOF'
-deployments.apps [] [] [get list watch patch]
-events [] [] [create patch]
-pods [] [] [get list watch]
+deployments.apps [] [] [list watch patch]
+events [] [] [create]
+pods [] [] [list watch]
 pods/status [] [] [patch]
-warmupruns.danki.dev [] [] [get list watch create patch]
+warmupruns.danki.dev [] [] [get list watch create]
 warmupruns.danki.dev/status [] [] [patch]
 EOF
 }

@@ -61,11 +61,11 @@ app.kubernetes.io/component: operator
 # Find opted-in Deployments and apply the pod template label and readiness gate (server-side apply).
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get", "list", "watch", "patch"]
+  verbs: ["list", "watch", "patch"]
 # Watch pods become ContainersReady; the operator never writes a pod itself.
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 # Set the danki.dev/warmed readiness-gate condition.
 - apiGroups: [""]
   resources: ["pods/status"]
@@ -73,11 +73,12 @@ app.kubernetes.io/component: operator
 # WarmupStarted, WarmedUp, WarmupFailed and InvalidWarmupConfig Events (core/v1, as fabric8's client.v1().events()).
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "patch"]
-# The operator's own record of each warm-up; the garbage collector deletes it with its pod.
+  verbs: ["create"]
+# The operator's own record of each warm-up; the garbage collector deletes it with its pod. get: a
+# create that meets an existing run (a restarted operator) takes that one over.
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns"]
-  verbs: ["get", "list", "watch", "create", "patch"]
+  verbs: ["get", "list", "watch", "create"]
 # The run's status, written with server-side apply.
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns/status"]

@@ -15,6 +15,7 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.FairShare
 import dev.danki.operator.warmup.K6Runner
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
@@ -37,7 +38,14 @@ class Operator(
 ) {
     val caches = Caches(client, config.watchNamespaces)
     private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
-    private val pool = WarmupPool(config.concurrency, config.queueCapacity, metrics::poolChanged, ::warmupFinished)
+    private val pool =
+        WarmupPool(
+            config.concurrency,
+            config.queueCapacity,
+            metrics::poolChanged,
+            FairShare.of(config.concurrency, config.deploymentShare, config.namespaceShare),
+            ::warmupFinished,
+        )
     val http = HttpEndpoints(config.httpPort, metrics) { caches.hasSynced() }
     private val deployments: DeploymentReconciler
     private val pods: PodReconciler

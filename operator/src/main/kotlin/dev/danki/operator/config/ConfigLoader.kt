@@ -44,6 +44,9 @@ class ConfigLoader(
                 maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
                 reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
                 queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
+                allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
+                deploymentShare = share("DANKI_DEPLOYMENT_SHARE", defaults.deploymentShare),
+                namespaceShare = share("DANKI_NAMESPACE_SHARE", defaults.namespaceShare),
             )
         checkLogLevel()
         if (problems.isNotEmpty()) throw ConfigException(problems.toList())
@@ -83,6 +86,20 @@ class ConfigLoader(
         val parsed = raw.toDoubleOrNull()
         if (parsed == null || parsed < 0.0 || parsed > 1.0) {
             problems += "$name=$raw: expected a number from 0 to 1"
+            return default
+        }
+        return parsed
+    }
+
+    /** A share of the warm-up slots: above 0 (a tenant with no share would never be served), at most 1. */
+    private fun share(
+        name: String,
+        default: Double,
+    ): Double {
+        val raw = value(name) ?: return default
+        val parsed = raw.toDoubleOrNull()
+        if (parsed == null || parsed <= 0.0 || parsed > 1.0) {
+            problems += "$name=$raw: expected a share of the slots above 0 and at most 1, e.g. 0.5"
             return default
         }
         return parsed

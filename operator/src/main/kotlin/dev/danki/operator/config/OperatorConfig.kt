@@ -32,6 +32,12 @@ data class OperatorConfig(
     val reconcileWorkers: Int = DEFAULT_RECONCILE_WORKERS,
     /** Capacity of the warm-up queue; beyond it pods are retried later. */
     val queueCapacity: Int = DEFAULT_QUEUE_CAPACITY,
+    /** Share of the warm-up slots one Deployment may hold at once (at least one slot). */
+    val deploymentShare: Double = DEFAULT_DEPLOYMENT_SHARE,
+    /** Share of the warm-up slots one namespace may hold at once (at least one slot). */
+    val namespaceShare: Double = DEFAULT_NAMESPACE_SHARE,
+    /** Whether pods on the node's network may be warmed at the node's address (off: refused). */
+    val allowHostNetwork: Boolean = false,
 ) {
     /** Output format of the logs. */
     enum class LogFormat { JSON, TEXT }
@@ -45,5 +51,12 @@ data class OperatorConfig(
         const val DEFAULT_MAX_ERROR_RATIO = 0.05
         const val DEFAULT_RECONCILE_WORKERS = 2
         const val DEFAULT_QUEUE_CAPACITY = 10_000
+
+        /**
+         * Half the slots per Deployment: a scale-up of one Deployment still runs many warm-ups at
+         * once, and the other half always stays free for the rest of the cluster.
+         */
+        const val DEFAULT_DEPLOYMENT_SHARE = 0.5
+        const val DEFAULT_NAMESPACE_SHARE = 0.75
     }
 }

@@ -15,6 +15,7 @@ import dev.danki.operator.warmup.PlanResult
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupSwitch
+import dev.danki.operator.warmup.WarmupTarget
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import org.slf4j.LoggerFactory
@@ -28,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap
  * whose timeout passed. It exists so that no pod carrying the gate is left without a decision.
  */
 class PodReconciler(
-    config: OperatorConfig,
+    private val config: OperatorConfig,
     private val caches: Caches,
     private val recorder: RunRecorder,
     private val pool: WarmupPool,
@@ -101,6 +102,7 @@ class PodReconciler(
             runningHere = pool.isRunning(ctx.runKey),
             queuedHere = pool.isQueued(ctx.runKey),
             invalidConfig = ctx.plan.problems.isNotEmpty(),
+            targetRefused = WarmupTarget.refusal(pod, config.allowHostNetwork) != null,
             deadlinePassed = Instant.now().isAfter(ctx.deadline),
         )
     }
@@ -138,8 +140,16 @@ class PodReconciler(
         GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
         GateDecision.PUBLISH_RESULT -> recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
         GateDecision.FAIL_INVALID_CONFIG -> failInvalid(ctx)
+        GateDecision.FAIL_TARGET_REFUSED -> failRefused(ctx)
         GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START -> Unit
     }
+
+    private fun failRefused(ctx: RunContext) =
+        actions.fail(
+            ctx,
+            Keys.RunConditions.REASON_TARGET_REFUSED,
+            WarmupTarget.refusal(ctx.pod, config.allowHostNetwork) ?: "target refused",
+        )
 
     private fun failInvalid(ctx: RunContext) =
         actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))

@@ -8,6 +8,7 @@ import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.PlanResult
+import dev.danki.operator.warmup.RunOwner
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPool
 import io.fabric8.kubernetes.api.model.Pod
@@ -78,7 +79,8 @@ class RunActions(
             recorder.progress(pod.metadata.namespace, ctx.runName, status)
         }
         val input = WarmupJob.Input(ctx.ref, plan, ctx.deadline, readySeenAt, status)
-        if (!pool.submit(ctx.runKey, ctx.podKey) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
+        val owner = RunOwner(pod.metadata.namespace, ctx.deployment.ifEmpty { "pod:${pod.metadata.name}" })
+        if (!pool.submit(ctx.runKey, ctx.podKey, owner) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
         log
             .atInfo()
             .addKeyValue("namespace", pod.metadata.namespace)

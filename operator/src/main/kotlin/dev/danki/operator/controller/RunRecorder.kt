@@ -5,6 +5,7 @@ import dev.danki.operator.kube.BoundedMap
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
@@ -74,8 +75,8 @@ class RunRecorder(
             completionTime = RunStatuses.precise(now)
             duration = durationOf(startTime, now)
             this.reason = reason
-            message = why
-            conditions = listOf(RunStatuses.condition(false, reason, why, now))
+            message = Messages.cut(why)
+            conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
         }
         remember(ref, status)
         val open = ref.policy == FailurePolicy.OPEN

@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.AttemptListener
@@ -131,8 +132,9 @@ class WarmupJob(
             failure: K6Outcome.Failed,
             retryIn: Duration,
         ) {
-            input.status.message =
-                "attempt $attempt failed (${failure.reason}: ${failure.message}); retrying in ${retryIn.toMillis()}ms"
+            val retry = "retrying in ${retryIn.toMillis()}ms"
+            val why = "${failure.reason}: ${failure.message}"
+            input.status.message = Messages.cut("attempt $attempt failed ($why); $retry")
             writeProgress(input, input.status)
             log
                 .atWarn()

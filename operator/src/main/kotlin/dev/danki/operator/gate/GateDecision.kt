@@ -24,6 +24,8 @@ data class PodFacts(
     val queuedHere: Boolean,
     /** The Deployment's annotations are invalid. */
     val invalidConfig: Boolean,
+    /** The pod's address is not one danki may send traffic to (see WarmupTarget). */
+    val targetRefused: Boolean = false,
     /** ContainersReady plus the timeout lies in the past. */
     val deadlinePassed: Boolean,
 )
@@ -53,6 +55,9 @@ enum class GateDecision {
 
     /** The annotations are invalid: fail the run and apply the failure policy. */
     FAIL_INVALID_CONFIG,
+
+    /** The pod's address is not its own (hostNetwork): fail the run and apply the failure policy. */
+    FAIL_TARGET_REFUSED,
 
     /** The pod's timeout passed with no result (e.g. queued too long): withdraw it, apply the failure policy. */
     FAIL_TIMEOUT,
@@ -89,6 +94,8 @@ enum class GateDecision {
                     !containersReady || !hasPodIP -> WAIT
 
                     invalidConfig -> FAIL_INVALID_CONFIG
+
+                    targetRefused -> FAIL_TARGET_REFUSED
 
                     deadlinePassed -> FAIL_TIMEOUT
 

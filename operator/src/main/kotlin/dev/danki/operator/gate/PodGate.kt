@@ -2,6 +2,7 @@ package dev.danki.operator.gate
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.ServerSideApply
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodCondition
@@ -61,7 +62,7 @@ class PodGate(
                 "type" to Keys.GATE_CONDITION,
                 "status" to if (wanted.status) "True" else "False",
                 "reason" to wanted.reason,
-                "message" to wanted.message,
+                "message" to Messages.cut(wanted.message),
                 "lastTransitionTime" to transition,
             )
         return mapOf(

@@ -39,7 +39,8 @@ class EventRecorder(
         reason: String,
         message: String,
     ) {
-        val key = "${target.metadata.uid}|$reason|$message"
+        // a digest, not the message: a message can quote a large annotation, and this set lives long
+        val key = "${target.metadata.uid}|$reason|${Messages.digest(message)}"
         val first = synchronized(emitted) { emitted.add(key) }
         if (first) emit(target, TYPE_WARNING, reason, message)
     }
@@ -56,7 +57,7 @@ class EventRecorder(
                 .v1()
                 .events()
                 .inNamespace(meta.namespace)
-                .resource(eventFor(target, type, reason, message))
+                .resource(eventFor(target, type, reason, Messages.cut(message)))
                 .create()
         } catch (e: KubernetesClientException) {
             // an Event is best effort: losing one must not fail the warm-up it describes

@@ -73,6 +73,7 @@ object Keys {
         const val REASON_TIMEOUT = "Timeout"
         const val REASON_K6_FAILED = "K6Failed"
         const val REASON_TOO_MANY_ERRORS = "TooManyErrors"
+        const val REASON_TARGET_REFUSED = "TargetRefused"
     }
 
     /** Header every warm-up request carries, so services can tell warm-up traffic apart. */

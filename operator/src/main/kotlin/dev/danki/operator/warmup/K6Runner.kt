@@ -56,9 +56,12 @@ class K6Runner(
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
         val builder =
-            ProcessBuilder(DEATH_SIGNAL + listOf(k6, "run", "--no-usage-report", "--quiet", "--no-color", script))
+            ProcessBuilder(DEATH_SIGNAL + listOf(k6, "run") + K6_FLAGS + script)
                 .redirectErrorStream(true)
                 .redirectOutput(log)
+        // k6 gets exactly what warmup.js reads and nothing of the operator's environment: no token
+        // path, no API server address, no proxy settings (docs/security.md)
+        builder.environment().clear()
         builder.environment().putAll(environment(request, summary))
         return K6Process(builder.start(), summary, log, request)
     }
@@ -106,5 +109,30 @@ class K6Runner(
                 .firstOrNull { File(it).canExecute() }
                 ?.let { listOf(it, "--pdeathsig", "KILL") } ?: emptyList()
         private const val MILLIS = 1_000.0
+
+        /** The names [environment] sets: all that k6 sees of the world. */
+        val VARIABLES =
+            setOf(
+                "BASE_URL",
+                "RATE",
+                "REQUESTS",
+                "WARMUP_RATE",
+                "WARMUP_CONCURRENCY",
+                "MIN_WARMUP_REQUESTS",
+                "MAX_WARMUP_REQUESTS",
+                "JIT_METRICS_URL",
+                "TARGET_P95_MS",
+                "TIME_BUDGET_S",
+                "MAX_ERROR_RATIO",
+                "PATHS",
+                "HEADERS",
+                "SUMMARY_PATH",
+            )
+
+        /**
+         * `--address ""` turns off k6's REST API on localhost:6565, through which any local process
+         * could pause or rescale a run (and which a second k6 could not bind anyway).
+         */
+        private val K6_FLAGS = listOf("--no-usage-report", "--quiet", "--no-color", "--address", "")
     }
 }

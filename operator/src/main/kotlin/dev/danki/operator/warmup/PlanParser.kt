@@ -2,6 +2,7 @@ package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys.Annotations
+import dev.danki.operator.kube.Messages
 import io.fabric8.kubernetes.api.model.PodSpec
 import java.time.Duration
 
@@ -11,8 +12,13 @@ data class ConfigProblem(
     val value: String,
     val expected: String,
 ) {
-    override fun toString() = "$key=\"$value\": expected $expected"
+    override fun toString() = "$key=\"${Messages.quote(value)}\": expected $expected"
 }
+
+/** Thrown by a value parser to say precisely what is wrong, instead of the key's general expectation. */
+private class InvalidValue(
+    val expected: String,
+) : RuntimeException(expected)
 
 /** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
 data class PlanResult(
@@ -59,7 +65,20 @@ class PlanParser(
             parse: (String) -> T?,
         ): T {
             val raw = annotations[key] ?: return default
-            return parse(raw) ?: default.also { problems += ConfigProblem(key, raw, expected) }
+            val limit = MAX_VALUE_LENGTH[key] ?: MAX_SCALAR_LENGTH
+            if (raw.length > limit) {
+                val sizes = "at most ${"%,d".format(limit)} characters; this value has ${"%,d".format(raw.length)}"
+                problems += ConfigProblem(key, raw, sizes)
+                return default
+            }
+            val parsed =
+                try {
+                    parse(raw)
+                } catch (e: InvalidValue) {
+                    problems += ConfigProblem(key, raw, e.expected)
+                    return default
+                }
+            return parsed ?: default.also { problems += ConfigProblem(key, raw, expected) }
         }
     }
 
@@ -182,8 +201,8 @@ class PlanParser(
         val separator = if (raw.contains('\n')) "\n" else ";"
         val entries = raw.split(separator).map { it.trim() }.filter { it.isNotEmpty() }
         if (entries.isEmpty()) return null
-        val specs = entries.map { parseRequest(it) ?: return null }
-        return specs
+        if (entries.size > MAX_PATHS) throw InvalidValue("at most $MAX_PATHS entries; this value has ${entries.size}")
+        return entries.map { parseRequest(it) ?: return null }
     }
 
     private fun parseRequest(entry: String): RequestSpec? {
@@ -192,6 +211,9 @@ class PlanParser(
         val method = parts[0].uppercase()
         val path = parts[1]
         if (method !in METHODS || !path.startsWith("/") || path.any { it.isWhitespace() }) return null
+        if (path.any { it.isISOControl() }) {
+            throw InvalidValue("no control characters in a path: ${Messages.quote(path)}")
+        }
         val body = parts.getOrNull(2)?.trim()?.takeIf { it.isNotEmpty() }
         if (body != null && !isJson(body)) return null
         return RequestSpec(method, path, body)
@@ -202,7 +224,7 @@ class PlanParser(
 
     private fun parseRate(raw: String): Double? {
         val match = RATE.matchEntire(raw.trim()) ?: return null
-        return match.groupValues[1].toDouble().takeIf { it > 0.0 && it <= MAX_RATE }
+        return match.groupValues[1].toDouble().takeIf { it >= MIN_RATE && it <= MAX_RATE }
     }
 
     private fun parseCount(
@@ -213,12 +235,28 @@ class PlanParser(
     private fun parseHeaders(raw: String): Map<String, String>? {
         val node = runCatching { json.readTree(raw) }.getOrNull()
         if (node == null || !node.isObject) return null
-        val headers = linkedMapOf<String, String>()
-        for ((name, value) in node.properties()) {
-            if (!HEADER_NAME.matches(name) || !value.isTextual) return null
-            headers[name] = value.textValue()
-        }
-        return headers
+        val problem =
+            if (node.size() > MAX_HEADERS) {
+                "at most $MAX_HEADERS headers; this value has ${node.size()}"
+            } else {
+                node.properties().firstNotNullOfOrNull { (name, value) -> headerProblem(name, value) }
+            }
+        if (problem != null) throw InvalidValue(problem)
+        return node.properties().associateTo(linkedMapOf()) { (name, value) -> name to value.textValue() }
+    }
+
+    /** What is wrong with one header, or null; a line break in a value would smuggle in another header. */
+    private fun headerProblem(
+        name: String,
+        value: com.fasterxml.jackson.databind.JsonNode,
+    ): String? {
+        if (!HEADER_NAME.matches(name)) return "a header name of token characters: ${Messages.quote(name)}"
+        if (!value.isTextual) return "a string value for header $name"
+        val text = value.textValue()
+        val bad = text.indexOfFirst { it.isISOControl() && it != '\t' }
+        if (bad < 0) return null
+        val what = if (text[bad] in "\r\n") "a line break" else "a control character"
+        return "no control characters in header values: $name has $what at position ${bad + 1}"
     }
 
     companion object {
@@ -227,6 +265,17 @@ class PlanParser(
 
         /** Upper bounds that keep a typo (an extra zero) from hammering a pod for an hour. */
         const val MAX_RATE = 10_000.0
+
+        /** A lower bound too: a pass of 100 requests at 0.001/s would hold a warm-up slot for a day. */
+        const val MIN_RATE = 1.0
+
+        /** Largest value of any key not listed in [MAX_VALUE_LENGTH]: every scalar fits in far less. */
+        const val MAX_SCALAR_LENGTH = 256
+
+        /** Largest values of the list keys, and how many entries they may hold. */
+        val MAX_VALUE_LENGTH = mapOf(Annotations.PATHS to 65_536, Annotations.HEADERS to 8_192)
+        const val MAX_PATHS = 200
+        const val MAX_HEADERS = 32
         const val MAX_PASS = 100_000
         const val MAX_WARMUP = 1_000_000
 
@@ -247,7 +296,7 @@ class PlanParser(
         private const val PATHS_EXPECTED =
             "one or more 'METHOD /path [JSON body]' entries, one per line or separated by ';', " +
                 "e.g. 'GET /exams/1; POST /exams/1/answers {\"answer\":\"a\"}'"
-        private const val RATE_EXPECTED = "requests per second, a number above 0 and at most 10000, e.g. '20' or '20/s'"
+        private const val RATE_EXPECTED = "requests per second, a number from 1 to 10000, e.g. '20' or '20/s'"
         private const val TARGET_EXPECTED = "a duration above 0 and at most 1m, e.g. '250ms'"
         private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
         private const val HEADERS_EXPECTED =

@@ -1,7 +1,6 @@
 package dev.danki.operator.warmup
 
 import org.slf4j.LoggerFactory
-import java.util.concurrent.CancellationException
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.RejectedExecutionException
@@ -11,34 +10,41 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * The bounded pool warm-ups run on: [concurrency] k6 processes at most, the rest wait in a queue of
- * at most [capacity]. Tasks are keyed by WarmupRun, so a pod is never warmed twice at once. A task is
- * forgotten before [onFinished] hears of it, so whoever looks at the pod next sees it finished.
+ * at most [capacity]. A run starts in queue order as soon as a slot is free and its owner is within
+ * its [shares]: one Deployment or one namespace never holds more slots than its share, so a tenant
+ * whose pods answer slowly (or never) cannot starve the others. Tasks are keyed by WarmupRun, so a pod
+ * is never warmed twice at once. A task is forgotten before [onFinished] hears of it, so whoever looks
+ * at the pod next sees it finished.
  */
 class WarmupPool(
-    concurrency: Int,
-    capacity: Int,
+    private val concurrency: Int,
+    private val capacity: Int,
     private val onChange: (running: Int, queued: Int) -> Unit,
+    private val shares: FairShare = FairShare.unlimited(concurrency),
     private val onFinished: (task: WarmupTask, crash: Exception?) -> Unit = { _, _ -> },
 ) {
     private val log = LoggerFactory.getLogger(WarmupPool::class.java)
+    private val lock = Any()
+
+    /** Queued runs in arrival order, and every run the pool knows (queued or running). */
+    private val waiting = LinkedHashMap<String, Entry>()
     private val tasks = ConcurrentHashMap<String, Entry>()
+    private val runningBy = Occupancy()
 
     /** Runs the full queue turned away (run key to pod key); their pods retry and count as queued meanwhile. */
     private val turnedAway = ConcurrentHashMap<String, String>()
-    private val running = AtomicInteger()
     private val threads = AtomicInteger()
+
+    // only ever given a task when a slot is free, so its own queue stays empty
     private val executor =
-        ThreadPoolExecutor(
-            concurrency,
-            concurrency,
-            0,
-            TimeUnit.MILLISECONDS,
-            LinkedBlockingQueue(capacity),
-        ) { r -> Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true } }
+        ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS, LinkedBlockingQueue()) { r ->
+            Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true }
+        }
 
     private class Entry(
         val task: WarmupTask,
-        val runnable: Runnable,
+        val owner: RunOwner,
+        val body: (WarmupTask) -> Unit,
     )
 
     /** The run waits in the queue for a slot. */
@@ -51,27 +57,31 @@ class WarmupPool(
     fun submit(
         runKey: String,
         podKey: String,
+        owner: RunOwner = RunOwner.of(podKey),
         body: (WarmupTask) -> Unit,
     ): Boolean {
-        val task = WarmupTask(runKey, podKey)
-        val entry = Entry(task) { runTask(task, body) }
-        if (tasks.putIfAbsent(runKey, entry) != null) return true
         val accepted =
-            try {
-                executor.execute(entry.runnable)
-                true
-            } catch (e: RejectedExecutionException) {
-                // full queue (or shutting down): the pod is retried later and counts as waiting meanwhile
-                log
-                    .atDebug()
-                    .addKeyValue("run", runKey)
-                    .setCause(e)
-                    .log("warm-up queue full")
-                tasks.remove(runKey, entry)
-                false
+            synchronized(lock) {
+                when {
+                    tasks.containsKey(runKey) -> {
+                        true
+                    }
+
+                    waiting.size >= capacity -> {
+                        false
+                    }
+
+                    else -> {
+                        val entry = Entry(WarmupTask(runKey, podKey), owner, body)
+                        tasks[runKey] = entry
+                        waiting[runKey] = entry
+                        true
+                    }
+                }
             }
         if (accepted) turnedAway.remove(runKey) else turnedAway[runKey] = podKey
-        publish()
+        if (!accepted) log.atDebug().addKeyValue("run", runKey).log("warm-up queue full")
+        dispatch()
         return accepted
     }
 
@@ -81,8 +91,7 @@ class WarmupPool(
      */
     fun withdraw(runKey: String): Boolean {
         turnedAway.remove(runKey)
-        val entry = tasks[runKey]
-        val withdrawn = entry == null || drop(entry)
+        val withdrawn = synchronized(lock) { tasks[runKey]?.let { drop(it) } ?: true }
         publish()
         return withdrawn
     }
@@ -93,69 +102,113 @@ class WarmupPool(
         keep: String? = null,
     ) {
         turnedAway.entries.removeIf { it.value == podKey && it.key != keep }
-        tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.forEach {
-            it.task.cancel()
-            drop(it)
+        synchronized(lock) {
+            tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.forEach {
+                it.task.cancel()
+                drop(it)
+            }
         }
         publish()
     }
 
-    /** Forgets [entry]; a queued one leaves the executor queue too. True when it had not started. */
+    /** Forgets a queued [entry] (under [lock]); true when it had not started. */
     private fun drop(entry: Entry): Boolean {
         val withdrawn = entry.task.withdraw()
         if (withdrawn) {
             entry.task.cancel()
-            executor.remove(entry.runnable)
+            waiting.remove(entry.task.runKey)
             tasks.remove(entry.task.runKey, entry)
         }
         return withdrawn
     }
 
-    private fun runTask(
-        task: WarmupTask,
-        body: (WarmupTask) -> Unit,
-    ) {
-        if (!task.begin()) return
-        running.incrementAndGet()
+    /** Starts every queued run that a free slot and its owner's share allow, in queue order. */
+    private fun dispatch() {
+        val started = mutableListOf<Entry>()
+        synchronized(lock) {
+            val each = waiting.values.iterator()
+            while (each.hasNext() && runningBy.total < concurrency) {
+                val entry = each.next()
+                if (!shares.admits(entry.owner, runningBy)) continue
+                each.remove()
+                runningBy.add(entry.owner)
+                started += entry
+            }
+        }
+        started.forEach(::start)
         publish()
-        var crash: Exception? = null
+    }
+
+    private fun start(entry: Entry) {
         try {
-            if (!task.cancelled) body(task)
-        } catch (e: CancellationException) {
-            throw e
+            executor.execute { runTask(entry) }
+        } catch (e: RejectedExecutionException) {
+            // shutting down: the run is forgotten, and its pod decided by the next leader
+            log
+                .atDebug()
+                .addKeyValue("run", entry.task.runKey)
+                .setCause(e)
+                .log("warm-up not started")
+            synchronized(lock) {
+                runningBy.remove(entry.owner)
+                tasks.remove(entry.task.runKey, entry)
+            }
+        }
+    }
+
+    private fun runTask(entry: Entry) {
+        val task = entry.task
+        var crash: Exception? = null
+        if (task.begin()) {
+            publish()
+            crash = runBody(entry)
+        }
+        synchronized(lock) {
+            runningBy.remove(entry.owner)
+            tasks.remove(task.runKey, entry)
+        }
+        dispatch()
+        if (task.running) onFinished(task, crash)
+    }
+
+    /** The warm-up itself; what it threw, if anything. */
+    private fun runBody(entry: Entry): Exception? {
+        val task = entry.task
+        return try {
+            if (!task.cancelled) entry.body(task)
+            null
         } catch (e: InterruptedException) {
             // shutdown: keep the interrupt, so the worker thread ends
             Thread.currentThread().interrupt()
-            crash = e
+            e
         } catch (
             @Suppress("TooGenericExceptionCaught") e: Exception,
         ) {
-            // worker boundary: one broken warm-up must not take the worker, or the cause, with it
-            crash = e
+            // worker boundary: one broken warm-up (a cancelled one included) must not take the worker,
+            // or the pod's next reconcile, with it
             log
                 .atError()
                 .addKeyValue("run", task.runKey)
                 .addKeyValue("pod", task.podKey)
                 .setCause(e)
                 .log("warm-up crashed")
-        } finally {
-            running.decrementAndGet()
-            tasks.computeIfPresent(task.runKey) { _, entry -> entry.takeUnless { it.task === task } }
-            publish()
+            e
         }
-        onFinished(task, crash)
     }
 
-    fun queued(): Int = executor.queue.size + turnedAway.size
+    fun queued(): Int = synchronized(lock) { waiting.size } + turnedAway.size
+
+    fun running(): Int = synchronized(lock) { runningBy.total }
 
     /** Kills every k6 process; used on shutdown and when leadership is lost. */
     fun shutdownNow() {
         tasks.values.forEach { it.task.cancel() }
+        synchronized(lock) { waiting.clear() }
         executor.shutdownNow()
         executor.awaitTermination(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS)
     }
 
-    private fun publish() = onChange(running.get(), queued())
+    private fun publish() = onChange(running(), queued())
 
     companion object {
         private const val SHUTDOWN_WAIT_SECONDS = 5L

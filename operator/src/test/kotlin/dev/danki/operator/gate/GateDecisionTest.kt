@@ -47,6 +47,16 @@ class GateDecisionTest {
 
         private fun gateAndOptOutRows() =
             listOf(
+                row(
+                    "a pod on the node's network is refused, once ready",
+                    ready.copy(targetRefused = true),
+                    GateDecision.FAIL_TARGET_REFUSED,
+                ),
+                row(
+                    "a refused pod still waits for its containers",
+                    ready.copy(targetRefused = true, containersReady = false),
+                    GateDecision.WAIT,
+                ),
                 row("pod without gate is ignored", ready.copy(hasGate = false), GateDecision.IGNORE),
                 row("deleting pod is ignored", ready.copy(deleting = true), GateDecision.IGNORE),
                 row("opted-out gated pod is released", ready.copy(wanted = false), GateDecision.RELEASE),

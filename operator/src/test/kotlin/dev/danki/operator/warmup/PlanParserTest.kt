@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodSpec
 import io.fabric8.kubernetes.api.model.PodSpecBuilder
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.ints.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import org.junit.jupiter.api.Test
@@ -165,6 +166,37 @@ class PlanParserTest {
         val problem = parse(Annotations.JIT_METRICS to raw).problems.single()
         problem.key shouldBe Annotations.JIT_METRICS
         problem.expected shouldContain "port number or containerPort name"
+    }
+
+    @Test
+    fun `a value over its size limit is named with its size and the limit, and quoted only in part`() {
+        val huge = "GET /a; ".repeat(10_000)
+        val problem = parse(Annotations.PATHS to huge).problems.single()
+        problem.expected shouldBe "at most 65,536 characters; this value has 80,000"
+        problem.toString().length shouldBeLessThan 400
+        parse(Annotations.TIMEOUT to "5".repeat(300)).problems.single().expected shouldContain "at most 256 characters"
+    }
+
+    @Test
+    fun `a plan can hold at most 200 requests and 32 headers`() {
+        parse(Annotations.PATHS to "GET /a;".repeat(201)).problems.single().expected shouldBe
+            "at most 200 entries; this value has 201"
+        val headers = (1..33).joinToString(",", "{", "}") { "\"X-$it\":\"v\"" }
+        val problem = parse(Annotations.HEADERS to headers).problems.single()
+        problem.expected shouldBe "at most 32 headers; this value has 33"
+    }
+
+    @Test
+    fun `a header value with a line break is refused, naming the header`() {
+        val smuggled = "{\"Authorization\":\"Bearer x\\r\\nX-Evil: 1\"}"
+        val problem = parse(Annotations.HEADERS to smuggled).problems.single()
+        problem.expected shouldBe "no control characters in header values: Authorization has a line break at position 9"
+    }
+
+    @Test
+    fun `rates below 1 per second are refused`() {
+        parse(Annotations.RATE to "0.5").problems.single().expected shouldContain "from 1 to 10000"
+        parse(Annotations.WARMUP_RATE to "0.001").problems.single().key shouldBe Annotations.WARMUP_RATE
     }
 
     @Test

@@ -67,6 +67,8 @@ class WarmupAttemptsTest {
             echo run >> '${dir.path}/runs'
             n=${'$'}(wc -l < '${dir.path}/runs')
             if [ "${'$'}n" -le $crashes ]; then echo "panic: boom" >&2; exit 3; fi
+            /usr/bin/env > '${dir.path}/env'
+            echo "${'$'}@" > '${dir.path}/args'
             cp '${fixture(summary)}' "${'$'}SUMMARY_PATH"
             """.trimIndent() + "\n",
         )
@@ -95,6 +97,19 @@ class WarmupAttemptsTest {
         result.firstRequestAtMillis shouldBe 1795427173871
         result.k6StartedAtMillis shouldBeGreaterThan 0
         failures shouldBe emptyList()
+    }
+
+    @Test
+    fun `k6 gets exactly the variables warmup-js reads, none of the operator's, and no REST API`() {
+        attempts(fakeK6("summary-converged.json")).outcome.shouldBeInstanceOf<K6Outcome.Completed>()
+        val names =
+            File(dir, "env")
+                .readLines()
+                .map { it.substringBefore('=') }
+                .filter { it.isNotEmpty() }
+                .toSet()
+        names shouldBe K6Runner.VARIABLES + "PWD"
+        File(dir, "args").readText() shouldContain "--address  "
     }
 
     @Test

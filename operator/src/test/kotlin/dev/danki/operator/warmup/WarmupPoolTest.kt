@@ -25,16 +25,22 @@ class WarmupPoolTest {
         val stillQueued: Boolean,
     )
 
-    private fun pool(capacity: Int = 10) =
-        WarmupPool(1, capacity, { running, queued -> gauges += running to queued }) { task, crash ->
-            finished += Finished(task.runKey, crash, pool.isRunning(task.runKey), pool.isQueued(task.runKey))
-        }.also { pool = it }
+    private fun newPool(
+        capacity: Int = 10,
+        slots: Int = 1,
+        shares: FairShare = FairShare.unlimited(slots),
+    ) = WarmupPool(slots, capacity, { running, queued -> gauges += running to queued }, shares) { task, crash ->
+        finished += Finished(task.runKey, crash, pool.isRunning(task.runKey), pool.isQueued(task.runKey))
+    }.also { pool = it }
 
     /** Submits a run that blocks its worker until the returned latch is released. */
-    private fun blocking(runKey: String): CountDownLatch {
+    private fun blocking(
+        runKey: String,
+        owner: RunOwner = RunOwner.of("ns/$runKey"),
+    ): CountDownLatch {
         val started = CountDownLatch(1)
         val release = CountDownLatch(1)
-        pool.submit(runKey, "ns/$runKey") {
+        pool.submit(runKey, "ns/$runKey", owner) {
             ran += runKey
             started.countDown()
             release.await(10, TimeUnit.SECONDS)
@@ -48,11 +54,13 @@ class WarmupPoolTest {
     private fun nextFinished() = finished.poll(10, TimeUnit.SECONDS).shouldNotBeNull()
 
     @AfterEach
-    fun stop() = pool.shutdownNow()
+    fun stop() {
+        if (::pool.isInitialized) pool.shutdownNow()
+    }
 
     @Test
     fun `a queued run is withdrawn before it starts and never runs`() {
-        pool()
+        newPool()
         val release = blocking("a")
         quick("b") shouldBe true
         pool.isQueued("b") shouldBe true
@@ -70,7 +78,7 @@ class WarmupPoolTest {
 
     @Test
     fun `a run a worker already took is not withdrawn`() {
-        pool()
+        newPool()
         val release = blocking("a")
         pool.isRunning("a") shouldBe true
         pool.withdraw("a") shouldBe false
@@ -81,7 +89,7 @@ class WarmupPoolTest {
 
     @Test
     fun `the pool forgets a run before it reports it finished`() {
-        pool()
+        newPool()
         quick("a")
         val done = nextFinished()
         done.stillRunning shouldBe false
@@ -91,7 +99,7 @@ class WarmupPoolTest {
 
     @Test
     fun `a full queue turns runs away and counts them as queued until they are withdrawn`() {
-        pool(capacity = 1)
+        newPool(capacity = 1)
         val release = blocking("a")
         quick("b") shouldBe true
         quick("c") shouldBe false
@@ -107,7 +115,7 @@ class WarmupPoolTest {
 
     @Test
     fun `a turned-away run that gets in later stops counting as turned away`() {
-        pool(capacity = 1)
+        newPool(capacity = 1)
         val release = blocking("a")
         quick("b")
         quick("c") shouldBe false
@@ -121,7 +129,7 @@ class WarmupPoolTest {
 
     @Test
     fun `a crashing warm-up is caught at the worker boundary and the worker goes on`() {
-        pool()
+        newPool()
         pool.submit("a", "ns/a") { error("k6 binary vanished") }
         val crashed = nextFinished()
         crashed.crash?.message shouldBe "k6 binary vanished"
@@ -131,8 +139,57 @@ class WarmupPoolTest {
     }
 
     @Test
+    fun `a cancellation thrown by a warm-up ends that run, not the worker, and its pod still hears of it`() {
+        newPool()
+        pool.submit("a", "ns/a") { throw java.util.concurrent.CancellationException("cancelled mid-run") }
+        nextFinished().crash.shouldNotBeNull()
+        quick("b")
+        nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `one Deployment never holds more than its share, and another's run starts at once`() {
+        newPool(slots = 4, shares = FairShare.of(4, 0.5, 1.0))
+        val slow = RunOwner("shop", "slow")
+        val releases = listOf("s1", "s2").map { blocking(it, slow) }
+        pool.submit("s3", "ns/s3", slow) { ran += "s3" } shouldBe true
+        pool.isQueued("s3") shouldBe true
+        pool.running() shouldBe 2
+        val fast = RunOwner("shop", "fast")
+        val release = blocking("f1", fast)
+        pool.isRunning("f1") shouldBe true
+        release.countDown()
+        nextFinished().runKey shouldBe "f1"
+        pool.isQueued("s3") shouldBe true
+        releases[0].countDown()
+        nextFinished().runKey shouldBe "s1"
+        nextFinished().runKey shouldBe "s3"
+        releases[1].countDown()
+        nextFinished().runKey shouldBe "s2"
+    }
+
+    @Test
+    fun `one namespace never holds more than its share`() {
+        newPool(slots = 4, shares = FairShare.of(4, 1.0, 0.5))
+        val releases = listOf("a", "b").map { blocking(it, RunOwner("team-a", it)) }
+        pool.submit("c", "ns/c", RunOwner("team-a", "c")) { ran += "c" }
+        pool.isQueued("c") shouldBe true
+        val other = blocking("d", RunOwner("team-b", "d"))
+        pool.isRunning("d") shouldBe true
+        (releases + other).forEach { it.countDown() }
+        repeat(4) { nextFinished() }
+        ran.toSet() shouldBe setOf("a", "b", "c", "d")
+    }
+
+    @Test
+    fun `shares are at least one slot`() {
+        FairShare.of(4, 0.01, 0.01) shouldBe FairShare(1, 1)
+        FairShare.of(16, 0.5, 0.75) shouldBe FairShare(8, 12)
+    }
+
+    @Test
     fun `cancelling a pod drops its queued runs except the one to keep`() {
-        pool()
+        newPool()
         val release = blocking("a")
         pool.submit("ns/p-r1", "ns/p") { ran += "p-r1" }
         pool.submit("ns/p-r2", "ns/p") { ran += "p-r2" }

@@ -1,0 +1,59 @@
+package dev.danki.operator.warmup
+
+import kotlin.math.ceil
+
+/**
+ * How many warm-up slots one Deployment and one namespace may hold at once. A cap, not a priority:
+ * a Deployment at its share waits even when slots are free, because a slot given to a tenant whose
+ * pods never answer is held until that pod's timeout, an hour at worst, and meanwhile others wait.
+ */
+data class FairShare(
+    val perDeployment: Int,
+    val perNamespace: Int,
+) {
+    fun admits(
+        owner: RunOwner,
+        running: Occupancy,
+    ) = running.of(owner) < perDeployment && running.inNamespace(owner.namespace) < perNamespace
+
+    companion object {
+        /** Shares of [slots]; each at least one slot, so every tenant is served. */
+        fun of(
+            slots: Int,
+            deploymentShare: Double,
+            namespaceShare: Double,
+        ) = FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare))
+
+        fun unlimited(slots: Int) = FairShare(slots, slots)
+
+        private fun atLeastOne(
+            slots: Int,
+            share: Double,
+        ) = ceil(slots * share).toInt().coerceIn(1, slots)
+    }
+}
+
+/** Slots held now, in all, per owner and per namespace. Not thread-safe: the pool guards it. */
+class Occupancy {
+    private val byOwner = HashMap<RunOwner, Int>()
+    private val byNamespace = HashMap<String, Int>()
+
+    var total = 0
+        private set
+
+    fun of(owner: RunOwner) = byOwner[owner] ?: 0
+
+    fun inNamespace(namespace: String) = byNamespace[namespace] ?: 0
+
+    fun add(owner: RunOwner) {
+        total++
+        byOwner.merge(owner, 1, Int::plus)
+        byNamespace.merge(owner.namespace, 1, Int::plus)
+    }
+
+    fun remove(owner: RunOwner) {
+        total--
+        byOwner.computeIfPresent(owner) { _, n -> (n - 1).takeIf { it > 0 } }
+        byNamespace.computeIfPresent(owner.namespace) { _, n -> (n - 1).takeIf { it > 0 } }
+    }
+}
