@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Start and stop sample-service as a background JVM, for the k6 smoke run and the benchmark.
 # Source this file, then:
-#   sample_start LOG [VAR=value ...]   starts the jar on a free loopback port with extra env, waits for /readyz,
-#                                      and sets SAMPLE_PID and SAMPLE_URL
+#   sample_start LOG [VAR=value ...]   starts the jar on a free loopback port (and its gRPC service on another)
+#                                      with extra env, waits for /readyz, and sets SAMPLE_PID, SAMPLE_URL and
+#                                      SAMPLE_GRPC_PORT
 #   sample_stop                        stops the JVM started by sample_start (by its pid)
 # Reads SAMPLE_JAR (default <repo>/sample-service/target/sample-service-all.jar).
 
@@ -11,6 +12,7 @@ SAMPLE_JAR="${SAMPLE_JAR:-$SAMPLE_REPO/sample-service/target/sample-service-all.
 SAMPLE_READY_TIMEOUT_SECONDS=90
 SAMPLE_PID=""
 SAMPLE_URL=""
+SAMPLE_GRPC_PORT=""
 
 sample_free_port() {
   local port
@@ -24,9 +26,13 @@ sample_free_port() {
 sample_start() {
   local log="$1"; shift
   [[ -f "$SAMPLE_JAR" ]] || { echo "service.sh: $SAMPLE_JAR missing: build it (make build)" >&2; return 1; }
-  local port
+  local port grpc_port
   port="$(sample_free_port)" || return 1
-  env HOST=127.0.0.1 PORT="$port" "$@" java -jar "$SAMPLE_JAR" >"$log" 2>&1 &
+  # a free port for gRPC too: its default 9090 would clash between two services on one host
+  grpc_port="$(sample_free_port)" || return 1
+  [[ "$grpc_port" != "$port" ]] || grpc_port="$(sample_free_port)" || return 1
+  SAMPLE_GRPC_PORT="$grpc_port"
+  env HOST=127.0.0.1 PORT="$port" GRPC_PORT="$grpc_port" "$@" java -jar "$SAMPLE_JAR" >"$log" 2>&1 &
   SAMPLE_PID=$!
   SAMPLE_URL="http://127.0.0.1:$port"
   local deadline=$((SECONDS + SAMPLE_READY_TIMEOUT_SECONDS))

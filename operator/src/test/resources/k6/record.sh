@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # record.sh - records the k6 summaries the parser tests read, from real runs of k6-scripts/warmup.js
-# against the sample service on loopback. Run it again whenever warmup.js's summary format changes:
+# and of k6-scripts/runner.js (custom flows: summary-runner-*.json, compact, as a runner pod's
+# termination message) against the sample service on loopback. Run it again whenever the summary
+# format changes:
 #   operator/src/test/resources/k6/record.sh   (needs bin/k6 and sample-service/target/sample-service-all.jar)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,3 +26,15 @@ record jit-missing BASE_URL="$SAMPLE_URL" PATHS="$EXAM" MIN_WARMUP_REQUESTS=400 
 record not-found BASE_URL="$SAMPLE_URL" PATHS='GET /exam/1' REQUESTS=20 RATE=50
 record out-of-time BASE_URL="$SAMPLE_URL" PATHS="$EXAM" TIME_BUDGET_S=3
 record unreachable BASE_URL="http://127.0.0.1:$closed_port"
+
+record_runner() { # NAME FLOW ENV... : one runner.js run of a flow module, its summary into summary-runner-NAME.json
+  local name=$1 flow=$2; shift 2
+  env SUMMARY_PATH="$HERE/summary-runner-$name.json" BASE_URL="$SAMPLE_URL" FLOW_PATH="$flow" "$@" \
+    timeout 300 "$K6" run --no-usage-report -q "$REPO/k6-scripts/runner.js" >/dev/null 2>&1 || true
+  echo "recorded summary-runner-$name.json: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stopReason"])' "$HERE/summary-runner-$name.json")"
+}
+throwing_flow=$(mktemp --suffix=.js)
+echo 'export async function flow() { throw new Error("login answered 401"); }' >"$throwing_flow"
+record_runner exam-flow "$REPO/k6-scripts/examples/exam-flow.js" MIN_WARMUP_REQUESTS=400
+record_runner flow-throws "$throwing_flow" REQUESTS=20
+rm -f "$throwing_flow"

@@ -2,6 +2,7 @@ package dev.danki.sample
 
 import dev.danki.sample.exam.ValidationErrors
 import dev.danki.sample.metrics.RequestMetrics
+import dev.danki.sample.routes.authRoutes
 import dev.danki.sample.routes.examRoutes
 import dev.danki.sample.routes.fanOutRoutes
 import dev.danki.sample.routes.healthRoutes
@@ -56,5 +57,6 @@ fun Application.module(deps: ServiceDependencies) {
         fanOutRoutes(deps.fanOut, deps.selfBaseUrl)
         threadRoutes(deps.threadCensus, deps.relay)
         examRoutes(deps.exams)
+        authRoutes(deps.tokens)
     }
 }

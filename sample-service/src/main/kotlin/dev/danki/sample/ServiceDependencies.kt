@@ -1,5 +1,6 @@
 package dev.danki.sample
 
+import dev.danki.sample.auth.Tokens
 import dev.danki.sample.config.ServiceConfig
 import dev.danki.sample.db.Database
 import dev.danki.sample.db.SleepQuery
@@ -25,6 +26,7 @@ class ServiceDependencies(
     val submissions = SubmissionStore(database)
     val exams = ExamService(ExamCatalog(), submissions)
     val fanOut = FanOut(httpClient, threadCensus)
+    val tokens = Tokens(config.auth)
 
     /** This service as seen from itself: /relay and the default /fanout downstream call it over loopback. */
     val selfBaseUrl = "http://127.0.0.1:${config.port}"

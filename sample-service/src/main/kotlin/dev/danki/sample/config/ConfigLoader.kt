@@ -19,6 +19,9 @@ object ConfigLoader {
         DATABASE_USER("database.user", "DATABASE_USER"),
         DATABASE_PASSWORD("database.password", "DATABASE_PASSWORD"),
         DB_POOL_SIZE("database.poolSize", "DB_POOL_SIZE"),
+        GRPC_PORT("grpc.port", "GRPC_PORT"),
+        AUTH_USERNAME("auth.username", "AUTH_USERNAME"),
+        AUTH_PASSWORD("auth.password", "AUTH_PASSWORD"),
     }
 
     /** Largest thread pool we accept: more is a typo, not a tuning choice. */
@@ -59,7 +62,14 @@ object ConfigLoader {
                             reader.int(Setting.DB_POOL_SIZE, 1..MAX_POOL_SIZE)
                                 ?: DatabaseSettings.DEFAULT_POOL_SIZE,
                     ),
+                grpcPort = reader.int(Setting.GRPC_PORT, 0..MAX_PORT) ?: defaults.grpcPort,
+                auth =
+                    AuthSettings(
+                        username = reader.nonBlank(Setting.AUTH_USERNAME) ?: defaults.auth.username,
+                        password = reader.nonBlank(Setting.AUTH_PASSWORD) ?: defaults.auth.password,
+                    ),
             )
+        if (config.grpcPort == config.port) errors += "GRPC_PORT=${config.grpcPort}: must differ from PORT"
         return if (errors.isEmpty()) Result.success(config) else Result.failure(ConfigException(errors))
     }
 }

@@ -10,10 +10,29 @@ data class ServiceConfig(
     val netty: NettySettings = NettySettings(),
     /** Where submissions are stored and `pg_sleep` runs. */
     val database: DatabaseSettings = DatabaseSettings(),
+    /** Port of the gRPC exam service, on [host]; 0 serves no gRPC. */
+    val grpcPort: Int = DEFAULT_GRPC_PORT,
+    /** The one account `POST /auth/login` accepts. */
+    val auth: AuthSettings = AuthSettings(),
 ) {
     companion object {
         const val DEFAULT_HOST = "0.0.0.0"
         const val DEFAULT_PORT = 8080
+        const val DEFAULT_GRPC_PORT = 9090
+    }
+}
+
+/** The demo account behind `POST /auth/login`: a sample, not a user store. */
+data class AuthSettings(
+    val username: String = DEFAULT_USERNAME,
+    val password: String = DEFAULT_PASSWORD,
+) {
+    /** Never prints the password. */
+    override fun toString() = "AuthSettings(username=$username, password=***)"
+
+    companion object {
+        const val DEFAULT_USERNAME = "demo"
+        const val DEFAULT_PASSWORD = "demo-password"
     }
 }
 

@@ -84,6 +84,21 @@ class ServiceMetrics : AutoCloseable {
             .record(duration)
     }
 
+    /** Records a business gRPC call's latency by full method name and status code name. */
+    fun recordGrpcCall(
+        method: String,
+        status: String,
+        duration: Duration,
+    ) {
+        Timer
+            .builder("danki_sample_grpc_server_requests")
+            .description("Latency of business gRPC calls (warm-up calls excluded)")
+            .tags("method", method, "status", status)
+            .publishPercentileHistogram()
+            .register(registry)
+            .record(duration)
+    }
+
     /** Records a warm-up request, kept out of [recordRequest]'s business histogram. */
     fun recordWarmup(
         route: String,

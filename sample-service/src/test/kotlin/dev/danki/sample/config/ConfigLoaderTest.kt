@@ -17,6 +17,30 @@ class ConfigLoaderTest {
         assertEquals(32, config.netty.runningLimit)
         assertTrue(config.database.url.startsWith("jdbc:h2:mem:"))
         assertEquals(16, config.database.poolSize)
+        assertEquals(9090, config.grpcPort)
+        assertEquals("demo", config.auth.username)
+    }
+
+    @Test
+    fun `gRPC port and demo account come from the environment, and 0 turns gRPC off`() {
+        val env = mapOf("GRPC_PORT" to "0", "AUTH_USERNAME" to "warmer", "AUTH_PASSWORD" to "p")
+
+        val config = ConfigLoader.load(yaml, env).getOrThrow()
+
+        assertEquals(0, config.grpcPort)
+        assertEquals(AuthSettings("warmer", "p"), config.auth)
+        assertTrue(!config.auth.toString().contains("p)"), config.auth.toString())
+    }
+
+    @Test
+    fun `a gRPC port equal to the HTTP port, or out of range, is refused`() {
+        val sameEnv = mapOf("PORT" to "9000", "GRPC_PORT" to "9000")
+        val same = ConfigLoader.load(yaml, sameEnv).exceptionOrNull() as ConfigException
+        assertTrue(same.problems.single().contains("must differ from PORT"), same.message)
+
+        val badEnv = mapOf("GRPC_PORT" to "70000", "AUTH_PASSWORD" to " ")
+        val bad = ConfigLoader.load(yaml, badEnv).exceptionOrNull() as ConfigException
+        assertEquals(2, bad.problems.size, bad.message)
     }
 
     @Test
@@ -25,6 +49,8 @@ class ConfigLoaderTest {
             mapOf(
                 "HOST" to "127.0.0.1",
                 "PORT" to "9090",
+                // the gRPC port's default is 9090 too, and the two must differ
+                "GRPC_PORT" to "9091",
                 "CALL_GROUP_SIZE" to "8",
                 "WORKER_GROUP_SIZE" to "2",
                 "RUNNING_LIMIT" to "10",

@@ -1,0 +1,65 @@
+// The warm-up's settings, read from an env map: the same variables for warmup.js and runner.js, so the
+// operator sets one list whichever script it runs. No k6 imports, so node can test it.
+//
+//   BASE_URL             the pod, e.g. http://198.18.0.12:8080 (default http://127.0.0.1:8080)
+//   RATE                 requests/s of the cold and warm passes (default 20)
+//   REQUESTS             requests per cold and warm pass (default 100)
+//   WARMUP_CONCURRENCY   warm-up requests in flight (default 4)
+//   WARMUP_RATE          ceiling on warm-up requests/s (default 1000)
+//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 1000)
+//   MAX_WARMUP_REQUESTS  cap on warm-up requests (default 10000)
+//   TARGET_P95_MS        stop warming once a block's P95 is at or under this (default off)
+//   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics (default off)
+//   TIME_BUDGET_S        the whole run must end within this many seconds (default 300)
+//   MAX_ERROR_RATIO      share of failed answers that aborts a phase (default 0.05)
+//   BLOCK_SIZE (200), TOLERANCE (0.05), STABLE_BLOCKS (3), MIN_DELTA_MS (1), JIT_QUIET_MS (20),
+//   JIT_QUIET_BLOCKS (2): the stop rules' settings (lib/convergence.js)
+//   MAX_IN_FLIGHT        requests outstanding at once in a pass (default 256)
+//   REQUEST_TIMEOUT      per-request timeout (default 10s)
+//   HEADERS              extra headers on every request, a JSON object of strings
+//   SUMMARY_PATH         where the summary JSON goes (default: none)
+import { headerMap, nonNegative, positiveNumber, ratio } from './env.js';
+
+/**
+ * Every warm-up setting, checked; throws a message naming the first bad variable.
+ *
+ * @param {object} env  k6's __ENV or a plain object of strings
+ */
+export function readSettings(env) {
+  const maxWarmupRequests = Math.round(positiveNumber(env, 'MAX_WARMUP_REQUESTS', 10000));
+  return {
+    baseUrl: (env.BASE_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    rate: positiveNumber(env, 'RATE', 20),
+    requests: Math.round(positiveNumber(env, 'REQUESTS', 100)),
+    warmupConcurrency: Math.round(positiveNumber(env, 'WARMUP_CONCURRENCY', 4)),
+    warmupRate: positiveNumber(env, 'WARMUP_RATE', 1000),
+    maxWarmupRequests,
+    minWarmupRequests: Math.min(maxWarmupRequests, Math.round(nonNegative(env, 'MIN_WARMUP_REQUESTS', 1000))),
+    targetP95Ms: env.TARGET_P95_MS ? positiveNumber(env, 'TARGET_P95_MS', 0) : 0,
+    jitMetricsUrl: env.JIT_METRICS_URL || '',
+    timeBudgetS: positiveNumber(env, 'TIME_BUDGET_S', 300),
+    maxErrorRatio: ratio(env, 'MAX_ERROR_RATIO', 0.05),
+    // 200 answers: the P95 is then the 10th slowest of 200, steady from block to block on a settled pod,
+    // where a 1 s window of 100 answers moved by more than 10 % on noise alone (bench/results/stop-rule.md)
+    blockSize: Math.round(positiveNumber(env, 'BLOCK_SIZE', 200)),
+    tolerance: positiveNumber(env, 'TOLERANCE', 0.05),
+    stableBlocks: Math.round(positiveNumber(env, 'STABLE_BLOCKS', 3)),
+    minDeltaMs: env.MIN_DELTA_MS ? positiveNumber(env, 'MIN_DELTA_MS', 1) : 1,
+    jitQuietMs: nonNegative(env, 'JIT_QUIET_MS', 20),
+    jitQuietBlocks: Math.round(positiveNumber(env, 'JIT_QUIET_BLOCKS', 2)),
+    maxInFlight: Math.round(positiveNumber(env, 'MAX_IN_FLIGHT', 256)),
+    requestTimeout: env.REQUEST_TIMEOUT || '10s',
+    headers: headerMap(env, 'HEADERS'),
+    summaryPath: env.SUMMARY_PATH || '',
+  };
+}
+
+/** The settings block of warmup.js's summary: what a reader needs to judge the run. */
+export function reportedSettings(s) {
+  return {
+    rate: s.rate, requests: s.requests, warmupConcurrency: s.warmupConcurrency, warmupRate: s.warmupRate,
+    minWarmupRequests: s.minWarmupRequests, maxWarmupRequests: s.maxWarmupRequests, targetP95Ms: s.targetP95Ms,
+    blockSize: s.blockSize, tolerance: s.tolerance, stableBlocks: s.stableBlocks, minDeltaMs: s.minDeltaMs,
+    jitMetricsUrl: s.jitMetricsUrl || null, jitQuietMs: s.jitQuietMs, jitQuietBlocks: s.jitQuietBlocks,
+  };
+}

@@ -1,0 +1,166 @@
+// The warm-up's summary (format version 2, parsed by the operator's K6Summary.kt) built from k6's
+// handleSummary data, and its text table for the log. No k6 imports, so node can test it.
+//
+// The run reaches handleSummary only through metrics and checks: numbers in the gauges named below
+// (see lib/danki.js), texts in check names (lib/messages.js).
+import { JIT_COUNTER_NAMES } from './jit.js';
+import { messagesOf } from './messages.js';
+import { reportedSettings } from './settings.js';
+
+export const FORMAT_VERSION = 2;
+export const PHASES = ['cold', 'warmup', 'warm'];
+export const STOP_REASONS = ['Converged', 'TargetReached', 'MaxRequests', 'Timeout', 'Aborted', 'OutOfTime', 'JitSettled'];
+/** Stop reasons of a run that failed: no warm pass to compare with the cold one. */
+export const FAILED_STOPS = ['Aborted', 'OutOfTime'];
+/** How the JIT scrapes went, as a number a Gauge can carry to handleSummary. */
+export const JIT_STATES = ['off', 'ok', 'failed'];
+
+/** Metric names shared with lib/danki.js, which records them. */
+export const METRICS = {
+  latency: 'danki_latency',
+  requests: 'danki_requests',
+  failures: 'danki_failures',
+  stopReason: 'danki_stop_reason',
+  firstRequest: 'danki_first_request_ms',
+  evidence: {
+    blocks: 'danki_evidence_blocks',
+    lastBlockP95: 'danki_evidence_last_block_p95',
+    earlierBestP95: 'danki_evidence_earlier_best_p95',
+    seconds: 'danki_evidence_seconds',
+    jitState: 'danki_evidence_jit_state',
+    jitCounter: 'danki_evidence_jit_counter',
+    jitCompileMs: 'danki_evidence_jit_compile_ms',
+    jitLastBlockMs: 'danki_evidence_jit_last_block_ms',
+    jitError: 'danki_evidence_jit_error',
+    jitErrorDetail: 'danki_evidence_jit_error_detail',
+  },
+};
+
+/** What one "request" is, for messages: an HTTP request of warmup.js's plan, or one flow of runner.js. */
+export const REQUEST_UNIT = { noun: 'requests', failed: 'status 400 or above, or no answer' };
+
+/**
+ * The version-2 summary of a run.
+ *
+ * @param {object} data      k6's handleSummary data
+ * @param {object} settings  lib/settings.js readSettings()
+ * @param {object} [unit]    what a request is, for the abort message (REQUEST_UNIT by default)
+ */
+export function buildSummary(data, settings, unit = REQUEST_UNIT) {
+  const metric = (name) => data.metrics[name];
+  const gauge = (name) => (metric(name) ? metric(name).values.value : null);
+  const messages = messagesOf(data);
+  const phases = {};
+  for (const phase of PHASES) {
+    const failures = countOf(metric(`${METRICS.failures}{phase:${phase}}`));
+    phases[phase] = {
+      requests: countOf(metric(`${METRICS.requests}{phase:${phase}}`)),
+      failures,
+      failureExample: failures > 0 ? messages.failures[phase] || null : null,
+      ...percentilesOfTrend(metric(`${METRICS.latency}{phase:${phase}}`)),
+    };
+  }
+  const code = gauge(METRICS.stopReason);
+  const durationMs = data.state.testRunDurationMs;
+  // no stop code: k6 ended the iteration, at maxDuration (the time budget) or, sooner, on an uncaught error
+  const interrupted = code === null && durationMs < settings.timeBudgetS * 1000;
+  const stopReason = code === null ? (interrupted ? 'Aborted' : 'OutOfTime') : STOP_REASONS[code];
+  let abortMessage;
+  if (interrupted) {
+    abortMessage = 'the run stopped before its end: an uncaught error ended the k6 iteration (see the k6 log)';
+  } else if (FAILED_STOPS.includes(stopReason)) {
+    abortMessage = messages.abort || defaultAbortMessage(stopReason, phases, settings, unit);
+  }
+  return {
+    version: FORMAT_VERSION,
+    stopReason,
+    abortMessage,
+    firstRequestAtMs: gauge(METRICS.firstRequest) || 0,
+    durationSeconds: durationMs / 1000,
+    baseUrl: settings.baseUrl,
+    settings: reportedSettings(settings),
+    evidence: evidenceOf(gauge, phases.warmup.requests, settings),
+    phases,
+  };
+}
+
+/** The notes a flow reported (runner.js), as carried in check names. */
+export function notesOf(data) {
+  return messagesOf(data).notes;
+}
+
+/** Why the warm-up stopped where it did, from the evidence gauges. */
+function evidenceOf(gauge, requests, s) {
+  const g = METRICS.evidence;
+  const seconds = gauge(g.seconds);
+  const jitState = gauge(g.jitState);
+  let jit = null;
+  if (s.jitMetricsUrl) {
+    jit = {
+      url: s.jitMetricsUrl,
+      metric: JIT_COUNTER_NAMES[gauge(g.jitCounter)] ?? null,
+      compileMs: gauge(g.jitCompileMs),
+      lastBlockMs: gauge(g.jitLastBlockMs),
+      error: JIT_STATES[jitState] === 'failed' ? jitErrorMessage(gauge(g.jitError), gauge(g.jitErrorDetail), s) : null,
+    };
+  }
+  return {
+    rule: s.jitMetricsUrl && JIT_STATES[jitState] === 'ok' ? 'jit' : 'latency',
+    concurrency: s.warmupConcurrency,
+    requests,
+    blocks: gauge(g.blocks) || 0,
+    blockSize: s.blockSize,
+    lastBlockP95: gauge(g.lastBlockP95),
+    earlierBestP95: gauge(g.earlierBestP95),
+    seconds,
+    achievedRate: seconds ? requests / seconds : null,
+    jit,
+  };
+}
+
+function jitErrorMessage(code, detail, s) {
+  if (code === 0) return `no answer (k6 error ${detail}) from ${s.jitMetricsUrl}`;
+  if (code === 1) return `HTTP status ${detail} from ${s.jitMetricsUrl}`;
+  return `no JIT counter (${JIT_COUNTER_NAMES.join(' or ')}) at ${s.jitMetricsUrl}`;
+}
+
+function percentilesOfTrend(trend) {
+  const values = (trend && trend.values) || {};
+  if (!values.count) return { p25: null, p50: null, p75: null, p90: null, p95: null };
+  return { p25: values['p(25)'] ?? null, p50: values['p(50)'] ?? null, p75: values['p(75)'] ?? null,
+    p90: values['p(90)'] ?? null, p95: values['p(95)'] ?? null };
+}
+
+function countOf(counter) {
+  return counter && counter.values ? counter.values.count : 0;
+}
+
+function defaultAbortMessage(stopReason, phases, s, unit) {
+  if (stopReason === 'OutOfTime') {
+    return `the ${s.timeBudgetS}s time budget ran out before the warm pass ended ` +
+      `(warm pass: ${phases.warm.requests} of ${s.requests} ${unit.noun})`;
+  }
+  const phase = PHASES.find((p) => phases[p].failures > 0) || 'cold';
+  const { requests, failures, failureExample } = phases[phase];
+  const example = failureExample ? `, e.g. ${failureExample}` : '';
+  return `${phase} phase: ${failures} of ${requests} ${unit.noun} failed (${unit.failed}${example}), ` +
+    `more than ${s.maxErrorRatio * 100}%`;
+}
+
+/** The summary as a table for the k6 log: stop reason, evidence, and P25..P95 per phase. */
+export function textTable(s, title) {
+  const fmt = (v) => (v === null || v === undefined ? '-' : v.toFixed(1));
+  const e = s.evidence;
+  const lines = [
+    `${title}: stop reason ${s.stopReason} (${e.rule} rule, ${e.requests} warm-up requests ` +
+      `in ${e.blocks} blocks of ${e.blockSize}, last block p95 ${fmt(e.lastBlockP95)} ms` +
+      (e.jit ? `, JIT ${fmt(e.jit.compileMs)} ms${e.jit.error ? `; ${e.jit.error}` : ''}` : '') + ')',
+    'phase   requests failures   p25    p50    p75    p90    p95 (ms)',
+  ];
+  for (const phase of PHASES) {
+    const p = s.phases[phase];
+    lines.push(`${phase.padEnd(8)}${String(p.requests).padStart(8)}${String(p.failures).padStart(9)} ` +
+      [p.p25, p.p50, p.p75, p.p90, p.p95].map((v) => fmt(v).padStart(6)).join(' '));
+  }
+  return lines.join('\n') + '\n';
+}
