@@ -15,7 +15,10 @@
 //               MAX_WARMUP_REQUESTS (MaxRequests), or when only the warm pass's time is left (Timeout).
 //   3. warm:    REQUESTS requests at RATE/s, as in the cold pass.
 // A phase stops early (stop reason Aborted) once more than MAX_ERROR_RATIO of its answers failed: status
-// 400 or above (a wrong path must not "warm" on 404s) or no answer. A run cut off by its own time budget
+// 400 or above (a wrong path must not "warm" on 404s), no answer, or a redirect (3xx): redirects are never
+// followed, and the pod's own endpoints are expected to answer the request themselves, so a 3xx counts
+// as a failure unless ACCEPT_REDIRECTS=1 (danki.dev/accept-redirects). Only BASE_URL's address can be
+// reached at all (lib/egress.js), whatever a path or a pod's answer says. A run cut off by its own time budget
 // before the warm pass ended has stop reason OutOfTime. Every request carries X-Danki-Warmup: 1 and a
 // `phase` tag. The phases and the summary are lib/danki.js's, shared with runner.js (custom flows);
 // lib/convergence.js holds the stop rules, lib/senders.js the two ways of sending.
@@ -37,6 +40,7 @@
 //   (default 2): the stop rules' settings, see above;
 //   MAX_IN_FLIGHT        requests outstanding at once in a pass (default 256),
 //   REQUEST_TIMEOUT      per-request timeout (default 10s)
+//   ACCEPT_REDIRECTS     1: a 3xx answer counts as a success, still without following it (default 0)
 // SUMMARY_PATH receives JSON: per phase requests, failures, p25/p50/p75/p90/p95 in ms and the first failed
 // request (failureExample, e.g. "404 from GET /exam/1"); stopReason and, when it is Aborted or OutOfTime,
 // abortMessage; `evidence`: why the warm-up stopped (requests, blocks, last block P95, JIT time).
@@ -44,6 +48,7 @@
 // Run: k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:8080 -e SUMMARY_PATH=/tmp/s.json k6-scripts/warmup.js
 import http from 'k6/http';
 import { createWarmup } from './lib/danki.js';
+import { egressOptions } from './lib/egress.js';
 import { parsePaths } from './lib/paths.js';
 import { readSettings } from './lib/settings.js';
 import { textTable } from './lib/warmup-summary.js';
@@ -52,9 +57,14 @@ const settings = readSettings(__ENV);
 const PATHS = parsePaths(__ENV.PATHS || 'GET /');
 const warmup = createWarmup(settings);
 const jsonHeaders = Object.assign({ 'Content-Type': 'application/json' }, warmup.headers);
+const ACCEPT_REDIRECTS = __ENV.ACCEPT_REDIRECTS === '1';
+const REDIRECT_HINT = 'redirects are not followed; set danki.dev/accept-redirects: "true" if that answer is right';
 
 export const options = {
   ...warmup.options,
+  ...egressOptions(settings.baseUrl),
+  // a redirect would send the pod's warm-up traffic to wherever the pod says, with its headers and body
+  maxRedirects: 0,
   // the warm-up only times answers; reading thousands of bodies into JS would cost k6 CPU for nothing
   discardResponseBodies: true,
 };
@@ -70,11 +80,13 @@ function send(i, phase) {
     headers: spec.body ? jsonHeaders : warmup.headers,
     tags: { phase, name: `${spec.method} ${spec.path}` },
     timeout: settings.requestTimeout,
-    responseCallback: http.expectedStatuses({ min: 200, max: 399 }),
+    responseCallback: http.expectedStatuses({ min: 200, max: ACCEPT_REDIRECTS ? 399 : 299 }),
   }).then((res) => {
     const ms = res.timings.duration;
-    if (res.status === 0) return { ok: false, ms, failure: `no answer (k6 error ${res.error_code || 0}) from ${spec.method} ${spec.path}` };
-    if (res.status >= 400) return { ok: false, ms, failure: `${res.status} from ${spec.method} ${spec.path}` };
+    const request = `${spec.method} ${spec.path}`;
+    if (res.status === 0) return { ok: false, ms, failure: `no answer (k6 error ${res.error_code || 0}) from ${request}` };
+    if (res.status >= 400) return { ok: false, ms, failure: `${res.status} from ${request}` };
+    if (res.status >= 300 && !ACCEPT_REDIRECTS) return { ok: false, ms, failure: `${res.status} from ${request} (${REDIRECT_HINT})` };
     return { ok: true, ms };
   });
 }

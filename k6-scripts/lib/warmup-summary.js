@@ -37,7 +37,7 @@ export const METRICS = {
 };
 
 /** What one "request" is, for messages: an HTTP request of warmup.js's plan, or one flow of runner.js. */
-export const REQUEST_UNIT = { noun: 'requests', failed: 'status 400 or above, or no answer' };
+export const REQUEST_UNIT = { noun: 'requests', failed: 'an error status, a redirect, or no answer' };
 
 /**
  * The version-2 summary of a run.

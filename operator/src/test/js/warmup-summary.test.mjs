@@ -55,7 +55,7 @@ test('an aborted pass names the first failed request, as warmup.js always did', 
   }), settings);
   assert.equal(s.phases.cold.failureExample, '404 from GET /exam/1');
   assert.equal(s.abortMessage,
-    'cold phase: 20 of 20 requests failed (status 400 or above, or no answer, e.g. 404 from GET /exam/1), more than 5%');
+    'cold phase: 20 of 20 requests failed (an error status, a redirect, or no answer, e.g. 404 from GET /exam/1), more than 5%');
   assert.equal(s.phases.cold.p95, null);
   assert.equal(s.phases.warmup.requests, 0);
 });

@@ -12,11 +12,11 @@ class K6Process(
     private val summary: File,
     private val log: File,
     private val request: K6Request,
-) {
+) : RunningAttempt {
     @Volatile private var cancelled = false
 
     /** Waits for k6 to end (at most until the deadline) and classifies the result. */
-    fun await(): K6Outcome {
+    override fun await(): K6Outcome {
         val wait = Duration.between(Instant.now(), request.deadline).toMillis().coerceAtLeast(0)
         val ended = process.waitFor(wait, TimeUnit.MILLISECONDS)
         if (!ended) {
@@ -39,7 +39,7 @@ class K6Process(
     }
 
     /** Stops k6 and anything it started, now. */
-    fun cancel() {
+    override fun cancel() {
         cancelled = true
         kill()
     }
@@ -50,7 +50,7 @@ class K6Process(
         process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)
     }
 
-    fun cleanUp() {
+    override fun cleanUp() {
         summary.delete()
         log.delete()
     }
@@ -101,7 +101,7 @@ class K6Process(
         ): String {
             val example = parsed.failureExample?.let { ", e.g. $it" } ?: ""
             return "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
-                "(status 400 or above, or no answer$example), more than ${(maxErrorRatio * PERCENT).toInt()}%"
+                "(an error status, a redirect, or no answer$example), more than ${(maxErrorRatio * PERCENT).toInt()}%"
         }
     }
 }

@@ -19,6 +19,16 @@ data class K6Request(
     val maxErrorRatio: Double,
     /** The pod's JVM metrics page when the plan names one; k6 scrapes it for the JIT stop rule. */
     val jitMetricsUrl: String? = null,
+    /** The pod being warmed; a runner pod is created beside it and may reach only it. */
+    val target: TargetPod? = null,
+)
+
+/** The pod a warm-up is for: where it is, and the one address traffic may go to. */
+data class TargetPod(
+    val namespace: String,
+    val name: String,
+    val uid: String,
+    val ip: String,
 )
 
 /** How one k6 attempt ended. */
@@ -45,11 +55,11 @@ class K6Runner(
     private val binary: String,
     private val script: String,
     private val workDir: Path,
-) {
+) : AttemptStarter {
     private val json = ObjectMapper()
 
     /** Starts k6; an [java.io.IOException] means it could not start at all (e.g. the binary is missing). */
-    fun start(request: K6Request): K6Process {
+    override fun start(request: K6Request): K6Process {
         // resolved here, not by setpriv: a missing k6 is then an IOException naming it, not an exit code 127
         val k6 = Executables.find(binary)?.path ?: throw IOException("no executable file '$binary'")
         Files.createDirectories(workDir)
@@ -91,6 +101,7 @@ class K6Runner(
                     plan.requests.map { mapOf("method" to it.method, "path" to it.path, "body" to it.body) },
                 ),
             "HEADERS" to json.writeValueAsString(plan.headers),
+            "ACCEPT_REDIRECTS" to if (plan.acceptRedirects) "1" else "0",
             "SUMMARY_PATH" to summary.absolutePath,
         )
     }
@@ -126,6 +137,7 @@ class K6Runner(
                 "MAX_ERROR_RATIO",
                 "PATHS",
                 "HEADERS",
+                "ACCEPT_REDIRECTS",
                 "SUMMARY_PATH",
             )
 

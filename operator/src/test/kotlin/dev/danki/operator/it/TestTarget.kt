@@ -17,6 +17,8 @@ class TestTarget(
     private val status: Int = 200,
     private val hang: Boolean = false,
     private val jitBusyRequests: Int = 0,
+    /** Answers every request with 307 to this URL instead (a pod trying to send the warm-up elsewhere). */
+    private val redirectTo: String? = null,
 ) : AutoCloseable {
     val requests = AtomicInteger()
     val warmupHeaders = AtomicInteger()
@@ -35,7 +37,8 @@ class TestTarget(
                 if (hang) closed.await(HANG_SECONDS, TimeUnit.SECONDS)
                 if (exchange.requestHeaders.getFirst("X-Danki-Warmup") == "1") warmupHeaders.incrementAndGet()
                 val body = "ok".toByteArray()
-                exchange.sendResponseHeaders(status, body.size.toLong())
+                if (redirectTo != null) exchange.responseHeaders.add("Location", redirectTo)
+                exchange.sendResponseHeaders(if (redirectTo != null) TEMPORARY_REDIRECT else status, body.size.toLong())
                 exchange.responseBody.use { it.write(body) }
             }
             executor = Executors.newFixedThreadPool(THREADS)
@@ -55,5 +58,6 @@ class TestTarget(
         const val HANG_SECONDS = 120L
         const val JIT_MS_PER_REQUEST = 100
         const val HTTP_OK = 200
+        const val TEMPORARY_REDIRECT = 307
     }
 }

@@ -36,6 +36,10 @@ class WarmupIT {
     private val target = TestTarget(200)
     private val failing = TestTarget(500)
     private val compiling = TestTarget(jitBusyRequests = 600)
+
+    /** Where a redirecting pod points: another tenant's pod, the metadata address, anything. */
+    private val elsewhere = TestTarget(200)
+    private val redirecting = TestTarget(redirectTo = "http://127.0.0.1:${elsewhere.port}/steal")
     private lateinit var operator: Operator
 
     /** Small passes so a warm-up takes seconds. */
@@ -60,6 +64,8 @@ class WarmupIT {
         target.close()
         failing.close()
         compiling.close()
+        elsewhere.close()
+        redirecting.close()
     }
 
     @Test
@@ -148,6 +154,33 @@ class WarmupIT {
             }
         status.stopEvidence!!.rule shouldBe "latency"
         status.stopEvidence!!.jitError!! shouldContain "no JIT counter"
+    }
+
+    @Test
+    fun `a pod answering with redirects fails its warm-up, and the redirect target gets no request`() {
+        val annotations = fast + (Annotations.PORT to redirecting.port.toString()) + (Annotations.TIMEOUT to "12s")
+        space.create(Fixtures.deployment(space.ns, "redirect", annotations))
+        space.createReadyPod("redirect", "redirect-abc123-x1", redirecting.port)
+        eventually(Duration.ofSeconds(40)) {
+            val r = space.run("redirect-abc123-x1")!!
+            r.status.phase shouldBe WarmupRun.PHASE_FAILED
+            r.status.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
+            r.status.message shouldContain "307 from GET / (redirects are not followed"
+        }
+        (redirecting.requests.get() > 0) shouldBe true
+        elsewhere.requests.get() shouldBe 0
+    }
+
+    @Test
+    fun `with accept-redirects a 3xx counts as an answer, and is still not followed`() {
+        val annotations =
+            fast + (Annotations.PORT to redirecting.port.toString()) + (Annotations.ACCEPT_REDIRECTS to "true")
+        space.create(Fixtures.deployment(space.ns, "redirect-ok", annotations))
+        space.createReadyPod("redirect-ok", "redirect-ok-abc123-x1", redirecting.port)
+        eventually(Duration.ofSeconds(60)) {
+            space.run("redirect-ok-abc123-x1")!!.status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+        }
+        elsewhere.requests.get() shouldBe 0
     }
 
     @Test
