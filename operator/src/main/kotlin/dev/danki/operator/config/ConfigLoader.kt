@@ -1,6 +1,8 @@
 package dev.danki.operator.config
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.warmup.FailurePolicy
+import io.fabric8.kubernetes.api.model.ResourceRequirements
 import java.io.File
 import java.lang.management.ManagementFactory
 import java.net.InetAddress
@@ -45,8 +47,12 @@ class ConfigLoader(
                 reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
                 queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
-                deploymentShare = share("DANKI_DEPLOYMENT_SHARE", defaults.deploymentShare),
-                namespaceShare = share("DANKI_NAMESPACE_SHARE", defaults.namespaceShare),
+                runnerImage = value("DANKI_RUNNER_IMAGE"),
+                runnerConcurrency = int("DANKI_RUNNER_CONCURRENCY", defaults.runnerConcurrency, 1..MAX_RUNNERS),
+                runnerResources = runnerResources(),
+                // a share of 0 would never serve a tenant: above 0 and at most 1
+                deploymentShare = ratio("DANKI_DEPLOYMENT_SHARE", defaults.deploymentShare, aboveZero = true),
+                namespaceShare = ratio("DANKI_NAMESPACE_SHARE", defaults.namespaceShare, aboveZero = true),
             )
         checkLogLevel()
         if (problems.isNotEmpty()) throw ConfigException(problems.toList())
@@ -81,28 +87,28 @@ class ConfigLoader(
     private fun ratio(
         name: String,
         default: Double,
+        aboveZero: Boolean = false,
     ): Double {
         val raw = value(name) ?: return default
         val parsed = raw.toDoubleOrNull()
-        if (parsed == null || parsed < 0.0 || parsed > 1.0) {
-            problems += "$name=$raw: expected a number from 0 to 1"
+        val low = if (aboveZero) "above 0" else "from 0"
+        val inRange = parsed != null && parsed <= 1.0 && (parsed > 0.0 || (!aboveZero && parsed == 0.0))
+        if (!inRange) {
+            problems += "$name=$raw: expected a number $low to 1"
             return default
         }
-        return parsed
+        return parsed!!
     }
 
-    /** A share of the warm-up slots: above 0 (a tenant with no share would never be served), at most 1. */
-    private fun share(
-        name: String,
-        default: Double,
-    ): Double {
-        val raw = value(name) ?: return default
-        val parsed = raw.toDoubleOrNull()
-        if (parsed == null || parsed <= 0.0 || parsed > 1.0) {
-            problems += "$name=$raw: expected a share of the slots above 0 and at most 1, e.g. 0.5"
-            return default
+    /** Runner resources as Kubernetes JSON, checked now rather than at the first runner pod. */
+    private fun runnerResources(): String? {
+        val raw = value("DANKI_RUNNER_RESOURCES") ?: return null
+        val parsed = runCatching { ObjectMapper().readValue(raw, ResourceRequirements::class.java) }
+        val example = "{\"requests\":{\"cpu\":\"100m\"}}"
+        if (parsed.isFailure) {
+            problems += "DANKI_RUNNER_RESOURCES=$raw: expected container resources as JSON, e.g. $example"
         }
-        return parsed
+        return raw
     }
 
     private fun bool(
@@ -196,6 +202,9 @@ class ConfigLoader(
 
         /** More parallel k6 processes than this would starve a small operator pod of CPU. */
         const val MAX_CONCURRENCY = 256
+
+        /** Runner pods are cheap to schedule but each is a pod: a thousand at once is a mistake. */
+        const val MAX_RUNNERS = 1_000
         private val LOG_LEVELS = listOf("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF")
         private val DNS_LABEL = Regex("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
         private val DNS_SUBDOMAIN = Regex("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")

@@ -36,6 +36,12 @@ data class OperatorConfig(
     val deploymentShare: Double = DEFAULT_DEPLOYMENT_SHARE,
     /** Share of the warm-up slots one namespace may hold at once (at least one slot). */
     val namespaceShare: Double = DEFAULT_NAMESPACE_SHARE,
+    /** Image of the runner pods that run custom k6 flows; null: no runner pods, custom scripts refused. */
+    val runnerImage: String? = null,
+    /** Runner pods at once (they are scheduled like any pod, so the cluster bounds them, not the operator). */
+    val runnerConcurrency: Int = DEFAULT_RUNNER_CONCURRENCY,
+    /** Resource requests and limits of a runner pod's container, as Kubernetes JSON; null: the defaults. */
+    val runnerResources: String? = null,
     /** Whether pods on the node's network may be warmed at the node's address (off: refused). */
     val allowHostNetwork: Boolean = false,
 ) {
@@ -58,5 +64,6 @@ data class OperatorConfig(
          */
         const val DEFAULT_DEPLOYMENT_SHARE = 0.5
         const val DEFAULT_NAMESPACE_SHARE = 0.75
+        const val DEFAULT_RUNNER_CONCURRENCY = 32
     }
 }

@@ -33,6 +33,8 @@ data class PlanResult(
  */
 class PlanParser(
     private val defaultPolicy: FailurePolicy,
+    /** Whether the operator creates runner pods; without them a custom script cannot run. */
+    private val runnerEnabled: Boolean = false,
 ) {
     private val json = ObjectMapper()
 
@@ -46,8 +48,9 @@ class PlanParser(
             fields.problems += ConfigProblem(Annotations.WARMUP, value, SWITCH_EXPECTED)
         }
         val policy = fields.read(Annotations.FAILURE_POLICY, defaultPolicy, POLICY_EXPECTED) { FailurePolicy.parse(it) }
-        val port = resolvePort(annotations[Annotations.PORT], podSpec, fields.problems)
+        val port = PodPorts.resolve(annotations[Annotations.PORT], podSpec, fields.problems)
         val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
+        ScriptAnnotations.check(plan, annotations, runnerEnabled, fields.problems)
         return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
     }
 
@@ -111,7 +114,7 @@ class PlanParser(
                 parseCount(it, MAX_WARMUP)
             },
         jitMetrics =
-            fields.read<JitMetrics?>(Annotations.JIT_METRICS, null, JIT_EXPECTED) { parseJitMetrics(it, podSpec) },
+            fields.read<JitMetrics?>(Annotations.JIT_METRICS, null, JIT_EXPECTED) { PodPorts.jitMetrics(it, podSpec) },
         targetP95 =
             fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
                 DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
@@ -122,51 +125,21 @@ class PlanParser(
             },
         failurePolicy = policy,
         headers = fields.read(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
+        acceptRedirects =
+            fields.read(Annotations.ACCEPT_REDIRECTS, false, BOOLEAN_EXPECTED) {
+                it.trim().lowercase().toBooleanStrictOrNull()
+            },
+        script = scriptOf(fields),
     )
 
-    private fun resolvePort(
-        raw: String?,
-        podSpec: PodSpec?,
-        problems: MutableList<ConfigProblem>,
-    ): Int? {
-        val ports = podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }
-        if (raw == null) {
-            val port = (ports.firstOrNull { it.name == DEFAULT_PORT_NAME } ?: ports.firstOrNull())?.containerPort
-            if (port == null) {
-                problems += ConfigProblem(Annotations.PORT, "", "a port: the pod declares no containerPort")
+    private fun scriptOf(fields: Fields): ScriptRef? {
+        val script =
+            fields.read<ScriptRef?>(Annotations.SCRIPT, null, ScriptAnnotations.SCRIPT_EXPECTED) {
+                ScriptAnnotations.parse(it)
             }
-            return port
-        }
-        val port = portOf(raw.trim(), ports)
-        if (port == null) problems += ConfigProblem(Annotations.PORT, raw, PORT_EXPECTED + namesOf(ports))
-        return port
-    }
-
-    /** A port number, or the number of the containerPort of that name; null when it is neither. */
-    private fun portOf(
-        raw: String,
-        ports: List<io.fabric8.kubernetes.api.model.ContainerPort>,
-    ): Int? {
-        val number = raw.toIntOrNull()
-        return when {
-            number != null -> number.takeIf { it in 1..MAX_PORT }
-            PORT_NAME.matches(raw) -> ports.firstOrNull { it.name == raw }?.containerPort
-            else -> null
-        }
-    }
-
-    /** `<port or name>[/path]`: where the pod's JVM metrics page is. */
-    private fun parseJitMetrics(
-        raw: String,
-        podSpec: PodSpec?,
-    ): JitMetrics? {
-        val text = raw.trim()
-        val slash = text.indexOf('/')
-        val portPart = if (slash < 0) text else text.substring(0, slash)
-        val path = if (slash < 0) JitMetrics.DEFAULT_PATH else text.substring(slash)
-        if (!METRICS_PATH.matches(path)) return null
-        val port = portOf(portPart, podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }) ?: return null
-        return JitMetrics(port, path)
+        val secret =
+            fields.read(Annotations.SCRIPT_SECRET, null, ScriptAnnotations.SECRET_EXPECTED, ScriptAnnotations::secret)
+        return script?.copy(secret = secret)
     }
 
     /**
@@ -190,11 +163,6 @@ class PlanParser(
                 "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)",
             )
         return plan
-    }
-
-    private fun namesOf(ports: List<io.fabric8.kubernetes.api.model.ContainerPort>): String {
-        val names = ports.mapNotNull { it.name }
-        return if (names.isEmpty()) " (the pod names no port)" else " (named ports: ${names.joinToString(", ")})"
     }
 
     private fun parsePaths(raw: String): List<RequestSpec>? {
@@ -260,9 +228,6 @@ class PlanParser(
     }
 
     companion object {
-        const val MAX_PORT = 65_535
-        const val DEFAULT_PORT_NAME = "http"
-
         /** Upper bounds that keep a typo (an extra zero) from hammering a pod for an hour. */
         const val MAX_RATE = 10_000.0
 
@@ -287,11 +252,7 @@ class PlanParser(
 
         private val METHODS = setOf("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
         private val RATE = Regex("(\\d+(?:\\.\\d+)?)(?:/s)?")
-        private val PORT_NAME = Regex("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
         private val HEADER_NAME = Regex("[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-
-        /** An absolute path of URL-safe characters, no query: the scrape URL is built from it as is. */
-        private val METRICS_PATH = Regex("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
 
         private const val PATHS_EXPECTED =
             "one or more 'METHOD /path [JSON body]' entries, one per line or separated by ';', " +
@@ -306,8 +267,8 @@ class PlanParser(
             "a port number or containerPort name, optionally followed by the metrics path, " +
                 "e.g. 'http/metrics', '9090' or 'management/actuator/prometheus' (default path /metrics)"
         private const val POLICY_EXPECTED = "open or closed"
+        private const val BOOLEAN_EXPECTED = "true or false"
         private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"
-        private const val PORT_EXPECTED = "a port number from 1 to 65535 or the name of a containerPort"
 
         private fun count(max: Int) = "a whole number from 1 to $max"
     }

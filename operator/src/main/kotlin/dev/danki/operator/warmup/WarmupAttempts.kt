@@ -40,7 +40,7 @@ data class AttemptsResult(
  * with `Timeout` without starting k6.
  */
 class WarmupAttempts(
-    private val runner: K6Runner,
+    private val runner: AttemptStarter,
     private val backoff: BackoffPolicy = BackoffPolicy.WARMUP_ATTEMPT,
     private val clock: Clock = Clock.systemUTC(),
 ) {

@@ -19,6 +19,20 @@ data class JitMetrics(
     }
 }
 
+/**
+ * A custom k6 flow: a key of a ConfigMap in the Deployment's own namespace, run in a runner pod
+ * with the whole ConfigMap beside it, and optionally a Secret mounted for the flow alone.
+ */
+data class ScriptRef(
+    val configMap: String,
+    val key: String = DEFAULT_KEY,
+    val secret: String? = null,
+) {
+    companion object {
+        const val DEFAULT_KEY = "flow.js"
+    }
+}
+
 /** How to warm the pods of one Deployment, parsed from its `danki.dev/` annotations by [PlanParser]. */
 data class WarmupPlan(
     /** Container port to send requests to. */
@@ -47,6 +61,10 @@ data class WarmupPlan(
     val failurePolicy: FailurePolicy = FailurePolicy.OPEN,
     /** Extra request headers. */
     val headers: Map<String, String> = emptyMap(),
+    /** Whether a 3xx answer counts as a success (it is never followed either way). */
+    val acceptRedirects: Boolean = false,
+    /** A custom flow run in a runner pod instead of [requests]; null for the built-in plan. */
+    val script: ScriptRef? = null,
 ) {
     companion object {
         /** The published exam-server protocol: 20 requests/s, 100 requests per pass. */

@@ -18,7 +18,7 @@ class WarmupTask(
     @Volatile var cancelled = false
         private set
 
-    @Volatile var process: K6Process? = null
+    @Volatile var process: RunningAttempt? = null
     private val stop = CountDownLatch(1)
 
     val running: Boolean get() = state.get() == State.RUNNING
