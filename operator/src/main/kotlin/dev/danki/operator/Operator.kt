@@ -14,12 +14,16 @@ import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.metrics.HttpEndpoints
+import dev.danki.operator.metrics.PoolGauges
 import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.runner.RunnerPodSpec
+import dev.danki.operator.runner.RunnerPods
 import dev.danki.operator.warmup.FairShare
 import dev.danki.operator.warmup.K6Runner
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
+import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupTask
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.nio.file.Files
@@ -38,13 +42,11 @@ class Operator(
 ) {
     val caches = Caches(client, config.watchNamespaces)
     private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
+    private val gauges = PoolGauges(metrics::poolChanged)
     private val pool =
-        WarmupPool(
-            config.concurrency,
-            config.queueCapacity,
-            metrics::poolChanged,
-            FairShare.of(config.concurrency, config.deploymentShare, config.namespaceShare),
-            ::warmupFinished,
+        WarmupPools(
+            local = poolOf(config, config.concurrency, gauges::local),
+            runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
     val http = HttpEndpoints(config.httpPort, metrics) { caches.hasSynced() }
     private val deployments: DeploymentReconciler
@@ -57,11 +59,17 @@ class Operator(
         val gate = PodGate(client, metrics::gatePatched)
         val recorder = RunRecorder(runs, gate, events, metrics, caches)
         val runner = K6Runner(config.k6Binary, config.k6Script, Files.createTempDirectory("danki-k6"))
-        val job = WarmupJob(config, WarmupAttempts(runner), recorder, events)
-        val parser = PlanParser(config.defaultFailurePolicy)
+        val runnerPods =
+            config.runnerImage?.let { image ->
+                val resources =
+                    config.runnerResources?.let { RunnerPodSpec.resourcesOf(it) } ?: RunnerPodSpec.DEFAULT_RESOURCES
+                RunnerPods(client, caches.pods, image, resources)
+            }
+        val job = WarmupJob(config, WarmupAttempts(runner), runnerPods?.let { WarmupAttempts(it) }, recorder, events)
+        val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         val template = TemplateGate(client)
         deployments = DeploymentReconciler(caches, template, events, metrics, parser, controller::enqueuePod)
-        pods = PodReconciler(config, caches, recorder, pool, RunActions(runs, gate, recorder, pool, job))
+        pods = PodReconciler(config, caches, parser, recorder, pool, RunActions(runs, gate, recorder, pool, job))
     }
 
     /** Serves HTTP and fills the caches. */
@@ -93,6 +101,18 @@ class Operator(
             WorkItem.Kind.DEPLOYMENT -> caches.deployments.get(item.namespace, item.name) != null
             WorkItem.Kind.POD -> caches.pods.get(item.namespace, item.name) != null
         }
+
+    private fun poolOf(
+        config: OperatorConfig,
+        slots: Int,
+        gauge: (Int, Int) -> Unit,
+    ) = WarmupPool(
+        slots,
+        config.queueCapacity,
+        gauge,
+        FairShare.of(slots, config.deploymentShare, config.namespaceShare),
+        ::warmupFinished,
+    )
 
     /** The pool forgot the task before calling: the next reconcile of the pod sees its warm-up over. */
     private fun warmupFinished(

@@ -13,7 +13,7 @@ import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.PlanResult
 import dev.danki.operator.warmup.WarmupPlan
-import dev.danki.operator.warmup.WarmupPool
+import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupSwitch
 import dev.danki.operator.warmup.WarmupTarget
 import io.fabric8.kubernetes.api.model.Pod
@@ -31,12 +31,12 @@ import java.util.concurrent.ConcurrentHashMap
 class PodReconciler(
     private val config: OperatorConfig,
     private val caches: Caches,
+    private val parser: PlanParser,
     private val recorder: RunRecorder,
-    private val pool: WarmupPool,
+    private val pool: WarmupPools,
     private val actions: RunActions,
 ) {
     private val log = LoggerFactory.getLogger(PodReconciler::class.java)
-    private val parser = PlanParser(config.defaultFailurePolicy)
 
     /** When this process first saw each pod's containers ready: the start of the reaction time. */
     private val readySeen = ConcurrentHashMap<String, Instant>()

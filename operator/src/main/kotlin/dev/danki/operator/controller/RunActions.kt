@@ -10,7 +10,7 @@ import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.PlanResult
 import dev.danki.operator.warmup.RunOwner
 import dev.danki.operator.warmup.WarmupPlan
-import dev.danki.operator.warmup.WarmupPool
+import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
 import org.slf4j.LoggerFactory
 import java.time.Duration
@@ -48,7 +48,7 @@ class RunActions(
     private val runs: RunStore,
     private val gate: PodGate,
     private val recorder: RunRecorder,
-    private val pool: WarmupPool,
+    private val pool: WarmupPools,
     private val job: WarmupJob,
 ) {
     private val log = LoggerFactory.getLogger(RunActions::class.java)
@@ -80,7 +80,7 @@ class RunActions(
         }
         val input = WarmupJob.Input(ctx.ref, plan, ctx.deadline, readySeenAt, status)
         val owner = RunOwner(pod.metadata.namespace, ctx.deployment.ifEmpty { "pod:${pod.metadata.name}" })
-        if (!pool.submit(ctx.runKey, ctx.podKey, owner) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
+        if (!pool.submit(plan, ctx.runKey, ctx.podKey, owner) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
         log
             .atInfo()
             .addKeyValue("namespace", pod.metadata.namespace)

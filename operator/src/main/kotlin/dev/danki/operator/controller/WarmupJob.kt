@@ -11,6 +11,7 @@ import dev.danki.operator.warmup.AttemptsResult
 import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
+import dev.danki.operator.warmup.TargetPod
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
@@ -26,6 +27,8 @@ import java.time.Instant
 class WarmupJob(
     private val config: OperatorConfig,
     private val attempts: WarmupAttempts,
+    /** Attempts in runner pods, for custom flows; null when the operator creates none. */
+    private val runnerAttempts: WarmupAttempts?,
     private val recorder: RunRecorder,
     private val events: EventRecorder,
 ) {
@@ -53,6 +56,7 @@ class WarmupJob(
                 baseUrl = status.target ?: "http://$podIP:${input.plan.port}",
                 plan = input.plan,
                 jitMetricsUrl = input.plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
+                target = TargetPod(pod.metadata.namespace, pod.metadata.name, pod.metadata.uid, podIP),
                 deadline = input.deadline,
                 maxErrorRatio = config.maxErrorRatio,
             )
@@ -61,7 +65,9 @@ class WarmupJob(
         status.startTime = RunStatuses.precise(now)
         status.queueWait = DurationFormat.format(Duration.between(input.readySeenAt, now).coerceAtLeast(Duration.ZERO))
         try {
-            record(input, attempts.run(request, task, Listener(input)))
+            val where =
+                if (input.plan.script == null) attempts else runnerAttempts ?: error("no runner pods for a custom flow")
+            record(input, where.run(request, task, Listener(input)))
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the reconcile after this job publishes it again
             log

@@ -79,6 +79,15 @@ object Keys {
         const val REASON_TARGET_REFUSED = "TargetRefused"
     }
 
+    /** Labels and annotations of the runner pods that run custom flows, and of their NetworkPolicies. */
+    object RunnerLabels {
+        /** The runner's name; the NetworkPolicy selects its pod by it. */
+        const val RUNNER = "${PREFIX}runner"
+
+        /** The pod a runner warms. */
+        const val FOR_POD = "${PREFIX}for-pod"
+    }
+
     /** Header every warm-up request carries, so services can tell warm-up traffic apart. */
     const val WARMUP_HEADER = "X-Danki-Warmup"
 

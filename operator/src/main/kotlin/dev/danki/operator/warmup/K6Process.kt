@@ -12,6 +12,8 @@ class K6Process(
     private val summary: File,
     private val log: File,
     private val request: K6Request,
+    /** Files written for k6 to read, deleted with its output. */
+    private val inputs: List<File> = emptyList(),
 ) : RunningAttempt {
     @Volatile private var cancelled = false
 
@@ -53,6 +55,7 @@ class K6Process(
     override fun cleanUp() {
         summary.delete()
         log.delete()
+        inputs.forEach { it.delete() }
     }
 
     private fun logTail(): String = runCatching { log.readText().takeLast(LOG_TAIL).trim() }.getOrDefault("")

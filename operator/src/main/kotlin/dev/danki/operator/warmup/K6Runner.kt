@@ -65,6 +65,18 @@ class K6Runner(
         Files.createDirectories(workDir)
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
+        val paths = workDir.resolve("${request.runName}.paths.json").toFile()
+        paths.writeText(
+            json.writeValueAsString(
+                request.plan.requests.map {
+                    mapOf(
+                        "method" to it.method,
+                        "path" to it.path,
+                        "body" to it.body,
+                    )
+                },
+            ),
+        )
         val builder =
             ProcessBuilder(DEATH_SIGNAL + listOf(k6, "run") + K6_FLAGS + script)
                 .redirectErrorStream(true)
@@ -72,8 +84,8 @@ class K6Runner(
         // k6 gets exactly what warmup.js reads and nothing of the operator's environment: no token
         // path, no API server address, no proxy settings (docs/security.md)
         builder.environment().clear()
-        builder.environment().putAll(environment(request, summary))
-        return K6Process(builder.start(), summary, log, request)
+        builder.environment().putAll(environment(request, summary) + ("PATHS_FILE" to paths.absolutePath))
+        return K6Process(builder.start(), summary, log, request, inputs = listOf(paths))
     }
 
     /** The env vars `warmup.js` reads; see its header comment. */
@@ -81,29 +93,13 @@ class K6Runner(
         request: K6Request,
         summary: File,
     ): Map<String, String> {
-        val plan = request.plan
         val remaining = Duration.between(Instant.now(), request.deadline).coerceAtLeast(Duration.ofSeconds(1))
         val budget = remaining.minus(STOP_MARGIN).coerceAtLeast(Duration.ofSeconds(1))
-        return mapOf(
-            "BASE_URL" to request.baseUrl,
-            "RATE" to plan.rate.toString(),
-            "REQUESTS" to plan.passRequests.toString(),
-            "WARMUP_RATE" to plan.warmupRate.toString(),
-            "WARMUP_CONCURRENCY" to plan.warmupConcurrency.toString(),
-            "MIN_WARMUP_REQUESTS" to plan.minWarmupRequests.toString(),
-            "MAX_WARMUP_REQUESTS" to plan.maxWarmupRequests.toString(),
-            "JIT_METRICS_URL" to (request.jitMetricsUrl ?: ""),
-            "TARGET_P95_MS" to (plan.targetP95?.toMillis()?.toString() ?: ""),
-            "TIME_BUDGET_S" to (budget.toMillis() / MILLIS).toString(),
-            "MAX_ERROR_RATIO" to request.maxErrorRatio.toString(),
-            "PATHS" to
-                json.writeValueAsString(
-                    plan.requests.map { mapOf("method" to it.method, "path" to it.path, "body" to it.body) },
-                ),
-            "HEADERS" to json.writeValueAsString(plan.headers),
-            "ACCEPT_REDIRECTS" to if (plan.acceptRedirects) "1" else "0",
-            "SUMMARY_PATH" to summary.absolutePath,
-        )
+        return K6Settings.of(request, budget) +
+            mapOf(
+                "ACCEPT_REDIRECTS" to if (request.plan.acceptRedirects) "1" else "0",
+                "SUMMARY_PATH" to summary.absolutePath,
+            )
     }
 
     companion object {
@@ -119,7 +115,6 @@ class K6Runner(
             listOf("/usr/bin/setpriv", "/bin/setpriv")
                 .firstOrNull { File(it).canExecute() }
                 ?.let { listOf(it, "--pdeathsig", "KILL") } ?: emptyList()
-        private const val MILLIS = 1_000.0
 
         /** The names [environment] sets: all that k6 sees of the world. */
         val VARIABLES =
@@ -135,7 +130,7 @@ class K6Runner(
                 "TARGET_P95_MS",
                 "TIME_BUDGET_S",
                 "MAX_ERROR_RATIO",
-                "PATHS",
+                "PATHS_FILE",
                 "HEADERS",
                 "ACCEPT_REDIRECTS",
                 "SUMMARY_PATH",
