@@ -2,6 +2,7 @@
 # danki images: `make docker-build` builds both runtime targets.
 #   docker build --target operator       -t danki/operator:<tag> .
 #   docker build --target sample-service -t danki/sample-service:<tag> .
+#   docker build --target k6-runner      -t danki/k6-runner:<tag> .   (custom flows' runner pods)
 #
 # Base images are pinned by version below. To pin them by digest as well (recommended for
 # releases), see docs/install.md, "Pinning base images by digest": resolve each tag with
@@ -12,6 +13,7 @@
 ARG MAVEN_IMAGE=maven:3.9.9-eclipse-temurin-17
 ARG GO_IMAGE=golang:1.26.8-bookworm
 ARG JRE_IMAGE=eclipse-temurin:17.0.15_6-jre-noble
+ARG RUNNER_BASE_IMAGE=debian:12.12-slim
 
 # ---- build: the operator and sample service fat jars (Maven, JDK 17) ----
 FROM ${MAVEN_IMAGE} AS build
@@ -64,3 +66,15 @@ WORKDIR /opt/danki
 EXPOSE 8080
 USER 65532:65532
 ENTRYPOINT ["java", "-jar", "/opt/danki/sample-service.jar"]
+
+# ---- k6-runner: k6 + danki's k6 scripts, for the runner pods of custom flows ----
+# No JVM and no operator: a runner pod runs a tenant's flow and nothing else (docs/security.md).
+FROM ${RUNNER_BASE_IMAGE} AS k6-runner
+LABEL org.opencontainers.image.title="danki k6 runner" \
+      org.opencontainers.image.description="Runs a tenant's k6 flow against one pod, for danki's runner pods"
+COPY --from=k6 /go/bin/k6 /usr/local/bin/k6
+COPY k6-scripts/ /opt/danki/k6-scripts/
+ENV K6_NO_USAGE_REPORT=true
+WORKDIR /tmp
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/k6", "run", "--no-usage-report", "--quiet", "--address", "", "/opt/danki/k6-scripts/runner.js"]

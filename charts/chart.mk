@@ -73,6 +73,7 @@ docker-build: ## Build the danki/operator and danki/sample-service images (IMAGE
 	  echo "  whose node agent runs danki/operator:dev from the jar. See docs/install.md." >&2; exit 1; }
 	$(DOCKER) build --target operator --build-arg K6_VERSION=$(K6_VERSION) -t danki/operator:$(IMAGE_TAG) $(REPO)
 	$(DOCKER) build --target sample-service -t danki/sample-service:$(IMAGE_TAG) $(REPO)
+	$(DOCKER) build --target k6-runner --build-arg K6_VERSION=$(K6_VERSION) -t danki/k6-runner:$(IMAGE_TAG) $(REPO)
 
 # helm 3 and helm 4 are built by the root Makefile's tool-helm; only ask for it when one is missing.
 .PHONY: chart-helm

@@ -72,6 +72,14 @@ warmupruns.danki.dev [] [] [get list watch create]
 warmupruns.danki.dev/status [] [] [patch]
 EOF
 }
+# The rules runner.enabled adds in each watched namespace.
+runner_rules() {
+  cat <<'EOF'
+configmaps [] [] [get]
+networkpolicies.networking.k8s.io [] [] [create delete]
+pods [] [] [create delete]
+EOF
+}
 lease_rules() {
   cat <<EOF
 leases.coordination.k8s.io [] [] [create]
@@ -311,11 +319,24 @@ run_suite() {
   else fail "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)"; warm_diagnosis "$app"; fi
   check "$short: a WarmupRun records it" bash -c "[[ -n \$('$KUBECTL' -n '$app' get warmupruns -o name) ]]"
 
+  # 3b. runner pods: their rights exist only while runner.enabled, and never reach Secrets
+  mapfile -t runner < <(runner_rules)
+  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app}" --set runner.enabled=true >/dev/null; then
+    pass "$short: helm upgrade with runner.enabled"
+  else fail "$short: helm upgrade with runner.enabled"; fi
+  expect_rules "$short: runner.enabled, can-i --list in $app is the baseline plus the watch and runner rules" \
+    "$app" "$ns" "$sa" "$baseline" "${watch[@]}" "${runner[@]}"
+  denied "$app" "$ns" "$sa" get secrets
+  denied "$app" "$ns" "$sa" list configmaps
+  denied "$other" "$ns" "$sa" create pods
+
   # 4. upgrades: a second namespace, back again, then cluster-wide with no replicas
   if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app,$other}" >/dev/null; then
     pass "$short: helm upgrade to watch $app and $other"
   else fail "$short: helm upgrade to watch $app and $other"; fi
   expect_rules "$short: after upgrade, can-i --list in $other has the watch rules" "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
+  expect_rules "$short: runner.enabled off again, can-i --list in $app is the watch rules only" \
+    "$app" "$ns" "$sa" "$baseline" "${watch[@]}"
   check "$short: after upgrade, the operator restarted with both namespaces" \
     wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s
   if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then

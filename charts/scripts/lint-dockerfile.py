@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-RUNTIME_TARGETS = ("operator", "sample-service")
+RUNTIME_TARGETS = ("operator", "sample-service", "k6-runner")
 IGNORE_REQUIRED = (".git", "bin", ".cluster", "**/target")
 
 

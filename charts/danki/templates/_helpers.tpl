@@ -83,4 +83,17 @@ app.kubernetes.io/component: operator
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns/status"]
   verbs: ["patch"]
+{{- if .Values.runner.enabled }}
+# Runner pods for custom flows, and the NetworkPolicy that fences each; both deleted after the run.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["create", "delete"]
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["create", "delete"]
+# The flow's ConfigMap, read by name to refuse a missing one precisely; never a Secret.
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}

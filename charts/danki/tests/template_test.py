@@ -169,6 +169,33 @@ def test_namespaced(helm):
     check("namespaced mode: DANKI_WATCH_NAMESPACES=shop,payments", env["DANKI_WATCH_NAMESPACES"] == "shop,payments")
 
 
+RUNNER_RULES = [
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["create", "delete"]},
+    {"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"], "verbs": ["create", "delete"]},
+    {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]},
+]
+
+
+def test_runner(helm):
+    code, docs, err = render(helm, "--set", "runner.enabled=true", "--set", "runner.image.tag=9.9.9")
+    check("runner mode renders", code == 0, err)
+    if code != 0:
+        return
+    (cr,) = find(docs, "ClusterRole", "danki")
+    check("runner mode: the watch rules plus exactly pods create/delete, networkpolicies create/delete, "
+          "configmaps get", cr["rules"] == WATCH_RULES + RUNNER_RULES, json.dumps(cr["rules"]))
+    check("runner mode: still no secrets", not any("secrets" in r["resources"] for r in cr["rules"]))
+    (dep,) = find(docs, "Deployment")
+    env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+    check("runner mode: image, concurrency and resources reach the operator",
+          env.get("DANKI_RUNNER_IMAGE") == "danki/k6-runner:9.9.9" and env.get("DANKI_RUNNER_CONCURRENCY") == "32"
+          and json.loads(env.get("DANKI_RUNNER_RESOURCES", "{}"))["limits"]["memory"] == "512Mi", env)
+    code, docs, err = render(helm)
+    (dep,) = find(docs, "Deployment")
+    env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+    check("runner off by default: no runner image for the operator", "DANKI_RUNNER_IMAGE" not in env, env)
+
+
 def test_rejected(helm):
     cases = [
         ("a top-level typo", ["--set", "replicaCont=3"], "replicaCont"),
@@ -253,6 +280,7 @@ def main(helms):
         print(f"== {helm} ({version})")
         test_defaults(helm)
         test_namespaced(helm)
+        test_runner(helm)
         test_rejected(helm)
         test_options(helm)
     print(f"{results['passed']} passed, {results['failed']} failed")
