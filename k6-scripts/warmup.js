@@ -34,6 +34,7 @@
 //   TIME_BUDGET_S        the whole run must end within this many seconds (default 300)
 //   PATHS                requests to send round-robin: a JSON array of {method, path, body}, or
 //                        'METHOD /path [JSON body]' entries separated by ';' or newlines (default 'GET /')
+//   PATHS_FILE           a file holding PATHS instead (what the operator passes)
 //   MAX_ERROR_RATIO      share of failed answers that aborts a phase (default 0.05)
 //   BLOCK_SIZE (default 200), TOLERANCE (default 0.05), STABLE_BLOCKS (default 3), MIN_DELTA_MS
 //   (improvements below it never count; default 1), JIT_QUIET_MS (default 20), JIT_QUIET_BLOCKS
@@ -54,7 +55,9 @@ import { readSettings } from './lib/settings.js';
 import { textTable } from './lib/warmup-summary.js';
 
 const settings = readSettings(__ENV);
-const PATHS = parsePaths(__ENV.PATHS || 'GET /');
+// PATHS_FILE: the operator writes the plan to a file, since one environment variable holds at most
+// 128 KiB and a plan's bodies may not fit; PATHS is for people typing a plan by hand
+const PATHS = parsePaths(__ENV.PATHS_FILE ? open(__ENV.PATHS_FILE) : __ENV.PATHS || 'GET /');
 const warmup = createWarmup(settings);
 const jsonHeaders = Object.assign({ 'Content-Type': 'application/json' }, warmup.headers);
 const ACCEPT_REDIRECTS = __ENV.ACCEPT_REDIRECTS === '1';

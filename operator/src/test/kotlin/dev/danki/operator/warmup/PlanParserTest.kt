@@ -199,6 +199,35 @@ class PlanParserTest {
         parse(Annotations.WARMUP_RATE to "0.001").problems.single().key shouldBe Annotations.WARMUP_RATE
     }
 
+    private val withRunners = PlanParser(FailurePolicy.OPEN, runnerEnabled = true)
+
+    @Test
+    fun `a script names a ConfigMap of the Deployment's namespace, a key, and a Secret`() {
+        val plan =
+            withRunners
+                .parse(mapOf(Annotations.SCRIPT to "exam-flow/login.js", Annotations.SCRIPT_SECRET to "login"), podSpec)
+                .plan!!
+        plan.script shouldBe ScriptRef("exam-flow", "login.js", "login")
+        val defaultKey = withRunners.parse(mapOf(Annotations.SCRIPT to "exam-flow"), podSpec).plan!!
+        defaultKey.script shouldBe ScriptRef("exam-flow")
+    }
+
+    @ParameterizedTest
+    @CsvSource("kube-system/coredns/Corefile", "Exam_Flow", "exam-flow/", "/flow.js", "''")
+    fun `a script that is not a name in the Deployment's namespace is refused`(raw: String) {
+        val problem = withRunners.parse(mapOf(Annotations.SCRIPT to raw), podSpec).problems.single()
+        problem.key shouldBe Annotations.SCRIPT
+        problem.expected shouldContain "never taken from another namespace"
+    }
+
+    @Test
+    fun `a script without runner pods, or beside paths, or a secret without a script, is refused`() {
+        parse(Annotations.SCRIPT to "exam-flow").problems.single().expected shouldContain "runner.enabled=false"
+        val both = withRunners.parse(mapOf(Annotations.SCRIPT to "f", Annotations.PATHS to "GET /"), podSpec)
+        both.problems.single().key shouldBe Annotations.PATHS
+        parse(Annotations.SCRIPT_SECRET to "login").problems.single().expected shouldContain "used only with"
+    }
+
     @Test
     fun `durations use Go style units`() {
         val plan = parse(Annotations.TARGET_P95 to "250ms", Annotations.TIMEOUT to "1m30s").plan!!
