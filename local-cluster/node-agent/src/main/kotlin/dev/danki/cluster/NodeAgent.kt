@@ -47,6 +47,7 @@ class NodeAgent(
                 CoroutineExceptionHandler { _, error -> log.warnWith("agent task failed", error = error) },
         )
     private val network = PodNetwork(config)
+    private val configValues = ApiConfigValues(client)
     private val supervisor =
         PodSupervisor(
             PodServices(
@@ -56,7 +57,8 @@ class NodeAgent(
                 addresses = PodAddresses(IpAllocator(config.podCidr)),
                 serviceAccounts = ServiceAccountFiles(client, config),
                 status = PodStatusWriter(client),
-                configValues = ApiConfigValues(client),
+                configValues = configValues,
+                configObjects = configValues,
                 events = PodEvents(client, config.nodeName, scope),
             ),
             scope,

@@ -113,7 +113,7 @@ class ContainerRunner(
 
                 is LaunchPreparation.Blocked -> {
                     waiting(preparation)
-                    delay(PREPARE_RETRY.toMillis())
+                    delay(preparation.retryAfter.toMillis())
                     return null
                 }
             }
@@ -227,9 +227,6 @@ class ContainerRunner(
         )
 
     private companion object {
-        /** How often a container that cannot start (missing image, bad env) tries again. */
-        val PREPARE_RETRY: Duration = Duration.ofSeconds(10)
-
         /** What containerd reports for a container whose process could not be started. */
         const val START_ERROR = "StartError"
         const val START_ERROR_EXIT = 128

@@ -133,12 +133,12 @@ class PodWorker(
             pod = pod,
             config = services.config,
             tools = services.tools,
-            netns = handle.netns,
-            ip = ip,
+            network = handle,
             dir = dir,
             serviceAccountDir = saDir,
             configValues = services.configValues,
             events = services.events,
+            volumes = services.volumes(pod),
         )
     }
 
@@ -197,7 +197,7 @@ class PodWorker(
             services.network.remove(it.netns, it.hostVeth)
             services.addresses.release(it.ip)
         }
-        services.forget(latest)
+        services.forget(latest, podGone = !agentStopping)
         log.infoWith("pod stopped", "namespace" to namespace, "pod" to name)
     }
 
