@@ -8,8 +8,9 @@ import java.nio.file.Path
 
 /**
  * What a container sees mounted, as the kubelet would mount it: its `volumeMounts` (with
- * `readOnly` and `subPath`; configMap and secret volumes are always read-only, as in Kubernetes)
- * and the service-account files. Parents come before children, so a mount inside another lands on top.
+ * `readOnly` and `subPath`; configMap and secret volumes are always read-only, as in Kubernetes),
+ * the service-account files and its termination-log file. Parents come before children, so a
+ * mount inside another lands on top.
  */
 object ContainerMounts {
     /** The mounts of [container]; fills its volumes first. Throws when one cannot be provided. */
@@ -38,7 +39,9 @@ object ContainerMounts {
                 val readOnly = mount.readOnly == true || KeySource.of(volume) != null
                 BindMount(subPath(dir, mount), target, readOnly)
             }
-        return mounts.sortedBy { depth(it.target) }
+        val termination = TerminationMessage.of(context.dir, container)
+        val terminationLog = BindMount(termination.file, termination.path, readOnly = false)
+        return (mounts + terminationLog).sortedBy { depth(it.target) }
     }
 
     /** Number of path components: mounts are made in this order, so parents first. */

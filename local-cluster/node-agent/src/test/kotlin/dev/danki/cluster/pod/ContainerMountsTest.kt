@@ -75,6 +75,7 @@ class ContainerMountsTest {
                 BindMount(volumesDir.resolve("results"), "/results", readOnly = false),
                 BindMount(volumesDir.resolve("script"), "/scripts", readOnly = true),
                 BindMount(volumesDir.resolve("cache"), "/results/cache", readOnly = true),
+                BindMount(dir.resolve("termination/k6"), "/dev/termination-log", readOnly = false),
                 BindMount(serviceAccountDir, ContainerCommand.SERVICE_ACCOUNT_PATH, readOnly = true),
             ),
             mounts,
@@ -87,10 +88,17 @@ class ContainerMountsTest {
         val container =
             container(mount("script", "/app/run.js", subPath = "run.js"), mount("cache", "/c", subPath = "a/b"))
         val mounts = ContainerMounts.of(context(container), container)
-        assertEquals(listOf("/c", "/app/run.js"), mounts.map { it.target })
+        assertEquals(listOf("/c", "/app/run.js", "/dev/termination-log"), mounts.map { it.target })
         assertEquals(dir.resolve("volumes/cache/a/b"), mounts[0].source)
         assertEquals(true, Files.isDirectory(mounts[0].source))
         assertEquals("export default", Files.readString(mounts[1].source))
+    }
+
+    @Test
+    fun `the termination-log file is mounted at the container's terminationMessagePath`() {
+        val container = ContainerBuilder(container()).withTerminationMessagePath("/results/summary.json").build()
+        val mounts = ContainerMounts.of(context(container), container)
+        assertEquals(listOf(BindMount(dir.resolve("termination/k6"), "/results/summary.json", false)), mounts)
     }
 
     @Test
