@@ -9,6 +9,7 @@
 #  in-cluster-client  a pod's kubectl reaches the API server as its service account
 #  volumes            configMap, secret, emptyDir and subPath mounts; a missing ConfigMap waits
 #  termination-message  termination messages (file, custom path, log fallback, lastState); Never, OnFailure
+#  active-deadline    a pod past activeDeadlineSeconds ends Failed, DeadlineExceeded
 #  probes             liveness restarts, also of a container that ignores SIGTERM
 #  jvm-start          how long a JVM pod takes to be Ready (measured only)
 #  deletion           4. deletion kills processes, removes the netns; shorter grace wins; scale to 0
@@ -33,7 +34,7 @@ echo "== local-cluster acceptance test on instance $I (state $CLUSTER_DIR)"
 "$LC_HOME/cluster-down.sh" >/dev/null 2>&1 || true
 rm -rf "$CLUSTER_DIR"
 
-for part in cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message probes jvm-start deletion restart-and-down; do
+for part in cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline probes jvm-start deletion restart-and-down; do
   echo "-- $part"
   # shellcheck source=/dev/null # one of acceptance/*.sh
   source "$HERE/acceptance/$part.sh"

@@ -5,6 +5,9 @@ import dev.danki.cluster.logging.warnWith
 import dev.danki.cluster.network.HostCommandException
 import dev.danki.cluster.network.PodNetworkHandle
 import dev.danki.cluster.status.ContainerSnapshot
+import dev.danki.cluster.status.PodFailure
+import dev.danki.cluster.status.PodObservation
+import dev.danki.cluster.status.PodPhases
 import dev.danki.cluster.status.PodStatusPatch
 import dev.danki.cluster.status.RunState
 import io.fabric8.kubernetes.api.model.Pod
@@ -52,6 +55,9 @@ class PodWorker(
     /** Set when the agent itself stops: its pods stay as they are in the API, with no terminal status. */
     @Volatile private var leaveStatusAlone = false
 
+    /** Set when the node failed the pod itself (past its active deadline). */
+    @Volatile private var failure: PodFailure? = null
+
     /** The latest version of the pod seen by the informer. */
     val pod: Pod get() = latest
 
@@ -78,6 +84,7 @@ class PodWorker(
                 latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
+            launch { enforceActiveDeadline() }
             syncRequests.trySend(Unit)
             while (true) {
                 // Also re-check now and then: a status someone else overwrote is written again.
@@ -142,6 +149,27 @@ class PodWorker(
         )
     }
 
+    /**
+     * Fails the pod once it has been active longer than `activeDeadlineSeconds` (read again every
+     * second: it may be set or shortened on a running pod): status Failed with reason
+     * DeadlineExceeded at once, then its containers are stopped within the pod's grace period.
+     * A pod whose containers all finished first is left alone, as the kubelet leaves it.
+     */
+    private suspend fun enforceActiveDeadline() {
+        while (true) {
+            if (PodPhases.isTerminal(PodPhases.compute(runners.map { it.snapshot() }))) return
+            val left = ActiveDeadline.remaining(latest, startTime, Instant.now())
+            if (left != null && left <= Duration.ZERO) break
+            delay((left ?: DEADLINE_CHECK).coerceAtMost(DEADLINE_CHECK).toMillis())
+        }
+        val deadline = "activeDeadlineSeconds" to latest.spec.activeDeadlineSeconds
+        log.infoWith("pod active deadline exceeded", fields() + deadline)
+        failure = PodFailure(ActiveDeadline.REASON, ActiveDeadline.MESSAGE)
+        services.events.normal(latest, null, ActiveDeadline.REASON, ActiveDeadline.MESSAGE)
+        syncRequests.trySend(Unit)
+        stopContainers(TerminationGrace.forActiveDeadline(latest))
+    }
+
     private suspend fun refreshToken(ready: PodContext) {
         var next = tokenRefreshAt
         while (true) {
@@ -163,7 +191,8 @@ class PodWorker(
         val pod = latest
         if (pod.metadata.deletionTimestamp != null || leaveStatusAlone) return
         val snapshots = runners.map { it.snapshot() }
-        val patch = PodStatusPatch.build(pod, snapshots, ready.ip, services.config.bridgeIp, startTime, Instant.now())
+        val observed = PodObservation(snapshots, ready.ip, services.config.bridgeIp, startTime, failure)
+        val patch = PodStatusPatch.build(pod, observed, Instant.now())
         val json = patch.toJson()
         if (json == lastSent && patch.essence() == PodStatusPatch.essenceOf(pod)) return
         if (services.status.patch(pod, json)) lastSent = json
@@ -177,7 +206,8 @@ class PodWorker(
             pod.spec.containers.map {
                 ContainerSnapshot(it.name, it.image, RunState.Waiting("CreateContainerConfigError", message))
             }
-        val patch = PodStatusPatch.build(pod, snapshots, null, services.config.bridgeIp, startTime, Instant.now())
+        val observed = PodObservation(snapshots, null, services.config.bridgeIp, startTime)
+        val patch = PodStatusPatch.build(pod, observed, Instant.now())
         services.status.patch(pod, patch.toJson())
     }
 
@@ -235,6 +265,9 @@ class PodWorker(
 
     private companion object {
         val RESYNC: Duration = Duration.ofSeconds(15)
+
+        /** How soon a new or shortened activeDeadlineSeconds is noticed. */
+        val DEADLINE_CHECK: Duration = Duration.ofSeconds(1)
         val TOKEN_RETRY: Duration = Duration.ofSeconds(30)
     }
 }

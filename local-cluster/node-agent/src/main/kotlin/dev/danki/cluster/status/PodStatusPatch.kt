@@ -20,6 +20,8 @@ data class PodStatusPatch(
     val startTime: String,
     val containerStatuses: List<ContainerStatus>,
     val conditions: List<PodCondition>,
+    /** Set when the node failed the pod itself (past its active deadline); the phase is then Failed. */
+    val failure: PodFailure? = null,
 ) {
     /** The JSON body of the patch. */
     fun toJson(): String {
@@ -36,30 +38,34 @@ data class PodStatusPatch(
             status["podIP"] = podIp
             status["podIPs"] = listOf(mapOf("ip" to podIp))
         }
+        if (failure != null) {
+            status["reason"] = failure.reason
+            status["message"] = failure.message
+        }
         return Serialization.asJson(mapOf("status" to status))
     }
 
     /** What matters about this status, without timestamps: equal essences need no write. */
-    fun essence(): String = essenceOf(phase, podIp, conditions, containerStatuses)
+    fun essence(): String = essenceOf(phase, podIp, conditions, containerStatuses) + "|${failure?.reason}"
 
     companion object {
-        /** Builds the patch for [pod] from its containers' [containers] snapshots. */
+        /** Builds the patch for [pod] from what the agent [observed]. */
         fun build(
             pod: Pod,
-            containers: List<ContainerSnapshot>,
-            podIp: String?,
-            hostIp: String,
-            startTime: Instant,
+            observed: PodObservation,
             now: Instant,
         ): PodStatusPatch {
-            val phase = PodPhases.compute(containers)
+            val failure = observed.failure
+            val containers = observed.containers
+            val phase = if (failure != null) PodPhases.FAILED else PodPhases.compute(containers)
             return PodStatusPatch(
                 phase = phase,
-                podIp = podIp,
-                hostIp = hostIp,
-                startTime = pod.status?.startTime ?: startTime.toString(),
+                podIp = observed.podIp,
+                hostIp = observed.hostIp,
+                startTime = pod.status?.startTime ?: observed.startedHere.toString(),
                 containerStatuses = containers.map { it.toStatus() },
                 conditions = PodConditions.compute(pod, containers, phase, now),
+                failure = failure,
             )
         }
 
@@ -67,7 +73,8 @@ data class PodStatusPatch(
         fun essenceOf(pod: Pod): String {
             val status = pod.status
             val owned = status?.conditions.orEmpty().filter { it.type in PodConditions.OWNED }
-            return essenceOf(status?.phase, status?.podIP, owned, status?.containerStatuses.orEmpty())
+            return essenceOf(status?.phase, status?.podIP, owned, status?.containerStatuses.orEmpty()) +
+                "|${status?.reason}"
         }
 
         private fun essenceOf(
