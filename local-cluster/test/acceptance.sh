@@ -10,6 +10,7 @@
 #  volumes            configMap, secret, emptyDir and subPath mounts; a missing ConfigMap waits
 #  termination-message  termination messages (file, custom path, log fallback, lastState); Never, OnFailure
 #  active-deadline    a pod past activeDeadlineSeconds ends Failed, DeadlineExceeded
+#  network-policy     egress (ipBlock) and ingress (podSelector, named port) policies; delete restores
 #  probes             liveness restarts, also of a container that ignores SIGTERM
 #  jvm-start          how long a JVM pod takes to be Ready (measured only)
 #  deletion           4. deletion kills processes, removes the netns; shorter grace wins; scale to 0
@@ -34,7 +35,7 @@ echo "== local-cluster acceptance test on instance $I (state $CLUSTER_DIR)"
 "$LC_HOME/cluster-down.sh" >/dev/null 2>&1 || true
 rm -rf "$CLUSTER_DIR"
 
-for part in cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline probes jvm-start deletion restart-and-down; do
+for part in cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline network-policy probes jvm-start deletion restart-and-down; do
   echo "-- $part"
   # shellcheck source=/dev/null # one of acceptance/*.sh
   source "$HERE/acceptance/$part.sh"

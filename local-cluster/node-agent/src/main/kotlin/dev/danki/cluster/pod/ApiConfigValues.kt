@@ -5,6 +5,11 @@ import dev.danki.cluster.volume.ConfigObjectSource
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.util.Base64
 
+/** ConfigMap and Secret reads, for env `valueFrom` (single keys) and for volumes (whole objects). */
+interface ConfigSources :
+    ConfigValueSource,
+    ConfigObjectSource
+
 /**
  * Reads ConfigMap and Secret keys straight from the API server, for env `valueFrom` and for
  * volumes. The agent uses the cluster's admin credentials, so it may read every one; a kubelet
@@ -12,8 +17,7 @@ import java.util.Base64
  */
 class ApiConfigValues(
     private val client: KubernetesClient,
-) : ConfigValueSource,
-    ConfigObjectSource {
+) : ConfigSources {
     override fun value(
         kind: String,
         namespace: String,

@@ -1,9 +1,11 @@
 package dev.danki.cluster.pod
 
 import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.network.HostCommandException
 import dev.danki.cluster.network.IpAllocator
 import dev.danki.cluster.network.PodNetwork
-import dev.danki.cluster.volume.ConfigObjectSource
+import dev.danki.cluster.network.PodNetworkHandle
+import dev.danki.cluster.policy.NetworkPolicyEnforcer
 import dev.danki.cluster.volume.PodVolumes
 import dev.danki.cluster.volume.deleteTree
 import io.fabric8.kubernetes.api.model.Pod
@@ -18,9 +20,11 @@ class PodServices(
     val addresses: PodAddresses,
     val serviceAccounts: ServiceAccountFiles,
     val status: PodStatusWriter,
-    val configValues: ConfigValueSource,
-    val configObjects: ConfigObjectSource,
+    /** ConfigMaps and Secrets for env and volumes. */
+    val configValues: ConfigSources,
     val events: PodEventRecorder,
+    /** Loads each pod's NetworkPolicy rules into its network namespace. */
+    val policies: NetworkPolicyEnforcer,
 ) {
     /** The pod's folder for container logs, volumes and its service-account files: `<state>/pods/<ns>_<name>_<uid>`. */
     fun podDir(pod: Pod): Path {
@@ -30,7 +34,26 @@ class PodServices(
     }
 
     /** The host folders behind [pod]'s volumes. */
-    fun volumes(pod: Pod): PodVolumes = PodVolumes(podDir(pod), configObjects)
+    fun volumes(pod: Pod): PodVolumes = PodVolumes(podDir(pod), configValues)
+
+    /**
+     * The pod's namespace, veth and [ip], with its NetworkPolicy rules loaded before anything runs
+     * in it; throws [HostCommandException] after removing whatever was made.
+     */
+    suspend fun createNetwork(
+        pod: Pod,
+        ip: String,
+    ): PodNetworkHandle {
+        val created = network.create(pod.metadata.uid, ip)
+        try {
+            policies.attach(pod, created)
+        } catch (e: HostCommandException) {
+            policies.detach(pod.metadata.uid)
+            network.remove(created.netns, created.hostVeth)
+            throw e
+        }
+        return created
+    }
 
     /**
      * Removes a stopped pod's token files; when the pod itself is gone (not just the agent

@@ -117,7 +117,7 @@ class PodWorker(
         val ip = services.addresses.claimOrAllocate(pod.status?.podIP)
         val handle =
             try {
-                services.network.create(uid, ip)
+                services.createNetwork(pod, ip)
             } catch (e: HostCommandException) {
                 services.addresses.release(ip)
                 log.warnWith("pod network setup failed", "namespace" to namespace, "pod" to name, error = e)
@@ -223,6 +223,7 @@ class PodWorker(
         log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
         stopContainers(grace)
         job?.cancelAndJoin()
+        services.policies.detach(uid)
         network?.let {
             services.network.remove(it.netns, it.hostVeth)
             services.addresses.release(it.ip)
