@@ -13,6 +13,7 @@
 #  network-policy     egress (ipBlock) and ingress (podSelector, named port) policies; delete restores
 #  probes             liveness restarts, also of a container that ignores SIGTERM
 #  jvm-start          how long a JVM pod takes to be Ready (measured only)
+#  status-writes      a quiet pod's status is not rewritten (same resourceVersion over 40 s)
 #  deletion           4. deletion kills processes, removes the netns; shorter grace wins; scale to 0
 #  restart-and-down   4. warm cluster-up, agent crash and restart, cluster-down leaves nothing
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded.
@@ -35,7 +36,9 @@ echo "== local-cluster acceptance test on instance $I (state $CLUSTER_DIR)"
 "$LC_HOME/cluster-down.sh" >/dev/null 2>&1 || true
 rm -rf "$CLUSTER_DIR"
 
-for part in cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline network-policy probes jvm-start deletion restart-and-down; do
+PARTS=(cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline
+  network-policy probes jvm-start status-writes deletion restart-and-down)
+for part in "${PARTS[@]}"; do
   echo "-- $part"
   # shellcheck source=/dev/null # one of acceptance/*.sh
   source "$HERE/acceptance/$part.sh"

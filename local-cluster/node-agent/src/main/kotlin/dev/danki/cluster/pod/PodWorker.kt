@@ -49,7 +49,7 @@ class PodWorker(
 
     @Volatile private var job: Job? = null
     private val startTime = Instant.now()
-    private var lastSent: String? = null
+    private val statusSync = PodStatusSync(services.status::patch)
     private var tokenRefreshAt: Instant = Instant.now()
 
     /** Set when the agent itself stops: its pods stay as they are in the API, with no terminal status. */
@@ -87,7 +87,8 @@ class PodWorker(
             launch { enforceActiveDeadline() }
             syncRequests.trySend(Unit)
             while (true) {
-                // Also re-check now and then: a status someone else overwrote is written again.
+                // Also re-check now and then: a status someone else overwrote is written again
+                // (the check writes only what differs from the API server's copy).
                 withTimeoutOrNull(RESYNC.toMillis()) { syncRequests.receive() }
                 atBoundary("pod status write failed") { writeStatus(ready) }
             }
@@ -187,15 +188,13 @@ class PodWorker(
         }
     }
 
+    /** Writes the pod's status if it changed; called on every change and every [RESYNC], else it writes nothing. */
     private fun writeStatus(ready: PodContext) {
-        val pod = latest
-        if (pod.metadata.deletionTimestamp != null || leaveStatusAlone) return
+        if (latest.metadata.deletionTimestamp != null || leaveStatusAlone) return
+        val pod = statusSync.current(latest)
         val snapshots = runners.map { it.snapshot() }
         val observed = PodObservation(snapshots, ready.ip, services.config.bridgeIp, startTime, failure)
-        val patch = PodStatusPatch.build(pod, observed, Instant.now())
-        val json = patch.toJson()
-        if (json == lastSent && patch.essence() == PodStatusPatch.essenceOf(pod)) return
-        if (services.status.patch(pod, json)) lastSent = json
+        statusSync.write(pod, PodStatusPatch.build(pod, observed, Instant.now()))
     }
 
     private fun reportUnrunnable(
@@ -207,8 +206,8 @@ class PodWorker(
                 ContainerSnapshot(it.name, it.image, RunState.Waiting("CreateContainerConfigError", message))
             }
         val observed = PodObservation(snapshots, null, services.config.bridgeIp, startTime)
-        val patch = PodStatusPatch.build(pod, observed, Instant.now())
-        services.status.patch(pod, patch.toJson())
+        val current = statusSync.current(pod)
+        statusSync.write(current, PodStatusPatch.build(current, observed, Instant.now()))
     }
 
     /**
