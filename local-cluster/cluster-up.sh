@@ -56,6 +56,7 @@ log "certificates and kubeconfigs ready in $CLUSTER_DIR"
 if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
   ip link add "$BRIDGE" type bridge
 fi
+ip link set "$BRIDGE" address "$BRIDGE_MAC"
 ip addr show dev "$BRIDGE" | grep -q "inet $BRIDGE_IP/" || ip addr add "$BRIDGE_IP/24" dev "$BRIDGE"
 ip link set "$BRIDGE" up
 

@@ -49,7 +49,7 @@ class PodServices(
             policies.attach(pod, created)
         } catch (e: HostCommandException) {
             policies.detach(pod.metadata.uid)
-            network.remove(created.netns, created.hostVeth)
+            network.remove(created.netns, created.hostVeth, created.ip)
             throw e
         }
         return created

@@ -224,7 +224,7 @@ class PodWorker(
         job?.cancelAndJoin()
         services.policies.detach(uid)
         network?.let {
-            services.network.remove(it.netns, it.hostVeth)
+            services.network.remove(it.netns, it.hostVeth, it.ip)
             services.addresses.release(it.ip)
         }
         services.forget(latest, podGone = !agentStopping)
