@@ -84,7 +84,7 @@ class PodWorker(
                 latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
-            launch { enforceActiveDeadline() }
+            launch { atBoundary("active deadline check failed") { enforceActiveDeadline() } }
             syncRequests.trySend(Unit)
             while (true) {
                 // Also re-check now and then: a status someone else overwrote is written again

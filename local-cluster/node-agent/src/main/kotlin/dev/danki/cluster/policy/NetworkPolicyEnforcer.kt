@@ -98,10 +98,15 @@ class NetworkPolicyEnforcer(
         changed()
     }
 
-    /** The pod is being torn down: its namespace goes with its rules; other pods' rules follow. */
-    fun detach(uid: String) {
-        attached.remove(uid)
-        loaded.remove(uid)
+    /**
+     * The pod is being torn down: its namespace goes with its rules; other pods' rules follow.
+     * Under the lock, so no load into the namespace being deleted is under way.
+     */
+    suspend fun detach(uid: String) {
+        applying.withLock {
+            attached.remove(uid)
+            loaded.remove(uid)
+        }
         changed()
     }
 
