@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# acceptance.sh - acceptance test of the local cluster (issue 2, items 1-5), on its own instance
+# acceptance.sh - acceptance test of the local cluster (issue 2, items 1-5, and what runner pods
+# need: volumes, termination messages, deadlines, NetworkPolicies), on its own instance
 # (CLUSTER_INSTANCE, default 9) so the shared default cluster is never touched. The parts in
 # acceptance/, one idea each, run in this order in one shell, sharing the cluster:
 #  cluster-up         1. cold cluster-up, the Node is Ready, a second cluster-up does nothing
@@ -42,8 +43,10 @@ PARTS=(cluster-up replicas readiness-gate missing-image in-cluster-client volume
   network-policy probes jvm-start status-writes deletion address-rest restart-and-down)
 for part in "${PARTS[@]}"; do
   echo "-- $part"
+  part_start=$(now_ms)
   # shellcheck source=/dev/null # one of acceptance/*.sh
   source "$HERE/acceptance/$part.sh"
+  note "($part: $(secs $(($(now_ms) - part_start))) s)"
 done
 
 echo "$PASSED passed, $FAILED failed"
