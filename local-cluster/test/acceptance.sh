@@ -14,10 +14,10 @@
 #  network-policy     egress (ipBlock) and ingress (podSelector, named port) policies; delete restores
 #  probes             liveness restarts, also of a container that ignores SIGTERM
 #  jvm-start          how long a JVM pod takes to be Ready (measured only)
-#  status-writes      a quiet pod's status is not rewritten (same resourceVersion over 40 s)
 #  deletion           4. deletion kills processes, removes the netns and the host's neighbour entry;
 #                     shorter grace wins; scale to 0
 #  address-rest       a deleted pod's address is not handed out again at once
+#  status-writes      a quiet pod's status is not rewritten (same resourceVersion over 40 s)
 #  restart-and-down   4. warm cluster-up, agent crash and restart, cluster-down leaves nothing
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded.
 set -uo pipefail
@@ -40,7 +40,7 @@ echo "== local-cluster acceptance test on instance $I (state $CLUSTER_DIR)"
 rm -rf "$CLUSTER_DIR"
 
 PARTS=(cluster-up replicas readiness-gate missing-image in-cluster-client volumes termination-message active-deadline
-  network-policy probes jvm-start status-writes deletion address-rest restart-and-down)
+  network-policy probes jvm-start deletion address-rest status-writes restart-and-down)
 for part in "${PARTS[@]}"; do
   echo "-- $part"
   part_start=$(now_ms)

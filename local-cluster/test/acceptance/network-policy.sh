@@ -29,7 +29,8 @@ metadata: {name: np-client, labels: {np: client, access: granted}}
 spec:
   terminationGracePeriodSeconds: 1
   containers:
-  - {name: app, image: danki/http-fetch:dev, readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
+  - {name: app, image: danki/http-fetch:dev, env: [{name: TIMEOUT, value: "0.5"}],
+     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
 ---
 apiVersion: v1
 kind: Pod
@@ -37,7 +38,8 @@ metadata: {name: np-stranger, labels: {np: stranger}}
 spec:
   terminationGracePeriodSeconds: 1
   containers:
-  - {name: app, image: danki/http-fetch:dev, readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
+  - {name: app, image: danki/http-fetch:dev, env: [{name: TIMEOUT, value: "0.5"}],
+     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
 YAML
 check "policy: the two servers and two clients become Ready" \
   "${K[@]}" -n "$NS" wait pod np-a np-b np-client np-stranger --for=condition=Ready --timeout=60s >/dev/null
