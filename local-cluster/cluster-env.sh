@@ -42,6 +42,9 @@ KCM_PORT=$((10257 + PORT_SHIFT))
 SCHEDULER_PORT=$((10259 + PORT_SHIFT))
 
 BRIDGE=danki$I
+# Fixed (locally administered): a bridge without one takes its lowest port's MAC, which changes as
+# pods come and go, leaving pods with a gateway MAC that no longer exists.
+BRIDGE_MAC=$(printf '02:64:6b:00:%02x:01' "$I")
 POD_CIDR=198.18.$I.0/24
 BRIDGE_IP=198.18.$I.1
 NODE_NAME=danki$I-node

@@ -35,6 +35,12 @@ for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/
 done
 [[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR (run: make local-cluster/node-agent/target/node-agent-all.jar)"
 for t in openssl curl ip java setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
+# The node agent enforces NetworkPolicies with nftables in each pod's network namespace.
+if ! command -v nft >/dev/null && [[ ! -x /usr/sbin/nft ]]; then
+  log "installing Debian's nftables (apt-get): the node agent enforces NetworkPolicies with nft"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nftables >/dev/null; } ||
+    die "nft is needed to enforce NetworkPolicies and installing Debian's nftables failed; install it (apt-get install nftables) and run cluster-up again"
+fi
 for p in "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
@@ -50,6 +56,7 @@ log "certificates and kubeconfigs ready in $CLUSTER_DIR"
 if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
   ip link add "$BRIDGE" type bridge
 fi
+ip link set "$BRIDGE" address "$BRIDGE_MAC"
 ip addr show dev "$BRIDGE" | grep -q "inet $BRIDGE_IP/" || ip addr add "$BRIDGE_IP/24" dev "$BRIDGE"
 ip link set "$BRIDGE" up
 

@@ -54,7 +54,8 @@ note "gate True to both pods Ready: $(secs $(($(now_ms) - t))) s"
 check "3. then the gated rollout completes" "${K[@]}" -n "$NS" rollout status deploy/gated --timeout=30s
 gated_in_slice() { [[ $(slice_ready_ips gated | wc -l) == 2 ]]; }
 check "3. and both pods are ready endpoints of the gated Service" until_true 30 gated_in_slice
-# The agent writes status every 15 s at least; the gate must survive its writes.
+# The agent re-checks status every 15 s and on every change (writing only what changed); the gate
+# must survive its writes.
 sleep 1
 gate_kept() { [[ $("${K[@]}" -n "$NS" get pod "${GATED[0]}" -o jsonpath="{.status.conditions[?(@.type==\"$GATE\")].status}") == True ]]; }
 check "3. the agent keeps the gate condition it does not own" gate_kept

@@ -1,8 +1,17 @@
-# shellcheck shell=bash disable=SC2154 # sourced by acceptance.sh (K, NS, helpers from lib.sh)
+# shellcheck shell=bash disable=SC2154,SC2034 # sourced by acceptance.sh (K, NS, helpers from lib.sh); QUIET_* are for status-writes.sh
 # Item 2: two replicas of http-status get distinct 198.18.x.x IPs, answer curl from the host,
-# and are both ready endpoints of their Service's EndpointSlice.
+# and are both ready endpoints of their Service's EndpointSlice. Also starts the quiet pod that
+# status-writes watches.
 
 cat <<EOF | "${K[@]}" -n "$NS" apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: quiet}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: app, image: danki/http-status:dev, readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
@@ -47,3 +56,8 @@ slice_ready_ips() { # service -> sorted ready endpoint addresses
 }
 both_in_slice() { [[ $(slice_ready_ips web) == "$(printf '%s\n' "${IPS[@]}" | sort)" ]]; }
 check "2. the Service's EndpointSlice lists both pod IPs as ready" until_true 30 both_in_slice
+# status-writes (later) checks that the agent leaves this quiet pod's status alone meanwhile
+quiet_ready() { [[ $(pod_field quiet '{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
+until_true 30 quiet_ready
+QUIET_RV=$(pod_field quiet '{.metadata.resourceVersion}')
+QUIET_SINCE=$(now_ms)

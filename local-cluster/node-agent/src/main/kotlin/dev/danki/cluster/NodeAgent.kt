@@ -15,6 +15,9 @@ import dev.danki.cluster.pod.PodServices
 import dev.danki.cluster.pod.PodStatusWriter
 import dev.danki.cluster.pod.PodSupervisor
 import dev.danki.cluster.pod.ServiceAccountFiles
+import dev.danki.cluster.policy.NetworkPolicyEnforcer
+import dev.danki.cluster.policy.NftCommand
+import dev.danki.cluster.policy.PolicyInformers
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -47,23 +50,30 @@ class NodeAgent(
                 CoroutineExceptionHandler { _, error -> log.warnWith("agent task failed", error = error) },
         )
     private val network = PodNetwork(config)
+    private val tools = HostTools.fromPath()
+    private val policySources = PolicyInformers(client)
+    private val policies = NetworkPolicyEnforcer(config.bridgeIp, NftCommand(tools.ip, tools.nft), scope, policySources)
     private val supervisor =
         PodSupervisor(
             PodServices(
                 config = config,
-                tools = HostTools.fromPath(),
+                tools = tools,
                 network = network,
                 addresses = PodAddresses(IpAllocator(config.podCidr)),
                 serviceAccounts = ServiceAccountFiles(client, config),
                 status = PodStatusWriter(client),
                 configValues = ApiConfigValues(client),
                 events = PodEvents(client, config.nodeName, scope),
+                policies = policies,
             ),
             scope,
         )
     private var informer: SharedIndexInformer<Pod>? = null
 
-    /** Starts everything; returns once the pod informer has synced. */
+    /**
+     * Starts everything; returns once the pod informer has synced. Policies and namespaces are
+     * watched first, so that every pod starts with its NetworkPolicy rules.
+     */
     fun start() {
         val orphans = network.removeOrphans()
         log.infoWith("orphans removed", "count" to orphans, "netnsPrefix" to config.netnsPrefix)
@@ -74,12 +84,20 @@ class NodeAgent(
         val renewal = Duration.ofSeconds(NodeLease.RENEW_SECONDS)
         scope.launch { every(renewal, "node lease renewal failed") { lease.renew() } }
         scope.launch { every(STATUS_HEARTBEAT, "node status heartbeat failed") { registration.heartbeat() } }
-        informer =
+        if (tools.nft == null) log.warnWith("nft not found: pods that a NetworkPolicy selects will not start")
+        policySources.start(policies.onChange)
+        policies.start()
+        val pods =
             client
                 .pods()
                 .inAnyNamespace()
                 .withField("spec.nodeName", config.nodeName)
-                .inform(supervisor, INFORMER_RESYNC.toMillis())
+                .runnableInformer(INFORMER_RESYNC.toMillis())
+        pods.addEventHandler(supervisor)
+        pods.addEventHandler(policies.onChange)
+        policySources.usePods(pods)
+        informer = pods
+        pods.run()
         log.infoWith("node agent started", "node" to config.nodeName, "podCidr" to config.podCidr)
     }
 
@@ -87,6 +105,7 @@ class NodeAgent(
     fun stop() {
         log.infoWith("node agent stopping", "node" to config.nodeName)
         informer?.stop()
+        policySources.stop()
         val cap = Duration.ofSeconds(config.shutdownGraceSeconds)
         runBlocking { withTimeoutOrNull(cap.plusSeconds(STOP_MARGIN_SECONDS).toMillis()) { supervisor.stopAll(cap) } }
         scope.cancel()

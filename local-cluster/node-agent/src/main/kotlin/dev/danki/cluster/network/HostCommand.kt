@@ -6,27 +6,40 @@ import java.util.concurrent.TimeUnit
 /** A host command (`ip ...`) failed; the message carries its output. */
 class HostCommandException(
     message: String,
-) : IOException(message)
+    cause: Throwable? = null,
+) : IOException(message, cause)
 
 /** Runs short host commands such as `ip netns add`, with a time limit. */
 object HostCommand {
     private const val TIMEOUT_SECONDS = 20L
 
     /** Runs [argv]; returns its standard output, or throws [HostCommandException] on a non-zero exit or time-out. */
-    fun run(vararg argv: String): String {
-        val process = ProcessBuilder(*argv).redirectErrorStream(true).start()
+    fun run(vararg argv: String): String = runWithInput(null, *argv)
+
+    /** Like [run], with [input] (if any) written to the command's standard input. */
+    fun runWithInput(
+        input: String?,
+        vararg argv: String,
+    ): String {
+        val process = start(argv)
+        process.outputStream.use { stdin -> if (input != null) stdin.write(input.toByteArray()) }
         val output = process.inputStream.bufferedReader().readText()
         if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             process.destroyForcibly()
             throw HostCommandException("${argv.joinToString(" ")} timed out")
         }
-        if (process.exitValue() !=
-            0
-        ) {
+        if (process.exitValue() != 0) {
             throw HostCommandException("${argv.joinToString(" ")} failed (${process.exitValue()}): ${output.trim()}")
         }
         return output
     }
+
+    private fun start(argv: Array<out String>): Process =
+        try {
+            ProcessBuilder(argv.toList()).redirectErrorStream(true).start()
+        } catch (e: IOException) {
+            throw HostCommandException("cannot run ${argv.first()}: ${e.message}", e)
+        }
 
     /** Like [run], but a failure only returns null (cleanup of things that may already be gone). */
     fun tryRun(vararg argv: String): String? =

@@ -32,7 +32,7 @@ class PodNetwork(
         ip: String,
     ): PodNetworkHandle {
         val (netns, veth) = namesFor(uid)
-        remove(netns, veth)
+        remove(netns, veth, ip)
         try {
             HostCommand.run("ip", "netns", "add", netns)
             HostCommand.run("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", netns)
@@ -42,21 +42,40 @@ class PodNetwork(
             HostCommand.run("ip", "-n", netns, "link", "set", "eth0", "up")
             HostCommand.run("ip", "-n", netns, "route", "add", "default", "via", config.bridgeIp)
         } catch (e: HostCommandException) {
-            remove(netns, veth)
+            remove(netns, veth, ip)
             throw e
         }
+        announce(netns)
         log.infoWith("pod network created", "netns" to netns, "ip" to ip)
         return PodNetworkHandle(netns, veth, ip)
     }
 
-    /** Kills every process still inside [netns], then deletes it and the host veth. Safe to repeat. */
+    /**
+     * The address may have been a pod's that was deleted moments ago, and the other pods may still
+     * map it to that pod's MAC: a neighbour entry stays REACHABLE for up to 45 s unchecked, and its
+     * traffic goes nowhere meanwhile (a reused address took 10 to 48 s to pass its first readiness
+     * probe). One datagram to the gateway makes the new pod broadcast an ARP request, and every
+     * neighbour that knows its address takes the new MAC from it. (The kernel's own gratuitous ARP,
+     * arp_notify, is sent before a veth has carrier and is lost.)
+     */
+    private fun announce(netns: String) {
+        val sent = HostCommand.tryRun("ip", "netns", "exec", netns, "bash", "-c", "echo >/dev/udp/${config.bridgeIp}/9")
+        if (sent == null) log.infoWith("pod address not announced", "netns" to netns)
+    }
+
+    /**
+     * Kills every process still inside [netns], then deletes it and the host veth, and makes the
+     * host forget the MAC it had for [ip], which may soon be another pod's. Safe to repeat.
+     */
     fun remove(
         netns: String,
         veth: String,
+        ip: String?,
     ) {
         killEverythingIn(netns)
         HostCommand.tryRun("ip", "netns", "delete", netns)
         HostCommand.tryRun("ip", "link", "delete", veth)
+        if (ip != null) HostCommand.tryRun("ip", "neigh", "flush", "to", ip, "dev", config.bridge)
     }
 
     /** PIDs of processes in [netns] (the whole process tree of a pod, however it forked). */

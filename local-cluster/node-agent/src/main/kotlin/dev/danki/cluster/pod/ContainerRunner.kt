@@ -9,6 +9,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.future.await
 import org.slf4j.LoggerFactory
 import java.io.IOException
+import java.nio.file.Files
 import java.time.Duration
 import java.time.Instant
 
@@ -43,6 +44,13 @@ class ContainerRunner(
 
     /** Consecutive crashes, for the back-off. Touched by [run] only. */
     private var crashes = 0
+
+    private val logFile = context.dir.resolve("${container.name}.log")
+
+    /** Where this run's output starts in [logFile], which every run appends to. Touched by [run] only. */
+    private var logStart = 0L
+
+    private val termination = TerminationMessage.of(context.dir, container)
 
     /** What the kubelet would report for this container now. */
     fun snapshot(): ContainerSnapshot {
@@ -113,7 +121,7 @@ class ContainerRunner(
 
                 is LaunchPreparation.Blocked -> {
                     waiting(preparation)
-                    delay(PREPARE_RETRY.toMillis())
+                    delay(preparation.retryAfter.toMillis())
                     return null
                 }
             }
@@ -138,7 +146,8 @@ class ContainerRunner(
                 probes = null
             }
         log.infoWith("container exited", fields() + listOf("exitCode" to exitCode, "stopping" to stopping))
-        return terminatedState(exitCode, state, Instant.now())
+        val message = termination.read(exitCode, logFile, logStart)
+        return terminatedState(exitCode, state, Instant.now(), message)
     }
 
     /** Waits out the kubelet's back-off before the next start, showing why in the waiting state. */
@@ -172,12 +181,13 @@ class ContainerRunner(
 
     /** Starts the process; null when the container is stopping. Throws when the process cannot start. */
     private fun start(spec: LaunchSpec): Process? {
-        val logFile = context.dir.resolve("${container.name}.log").toFile()
+        termination.reset()
+        logStart = if (Files.exists(logFile)) Files.size(logFile) else 0L
         val builder =
             ProcessBuilder(ContainerCommand.argv(context, container, spec))
                 .directory(spec.workingDir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
         builder.environment().clear()
         builder.environment().putAll(spec.env)
         // Only the start itself under the lock: stop() must never wait on an API call to send SIGTERM.
@@ -211,12 +221,14 @@ class ContainerRunner(
         exitCode: Int,
         previous: RunState,
         finished: Instant,
+        message: String?,
     ) = RunState.Terminated(
         exitCode = exitCode,
         reason = if (exitCode == 0) "Completed" else "Error",
         startedAt = (previous as? RunState.Running)?.startedAt,
         finishedAt = finished,
         signal = if (exitCode > SIGNAL_BASE) exitCode - SIGNAL_BASE else null,
+        message = message,
     )
 
     private fun fields() =
@@ -227,9 +239,6 @@ class ContainerRunner(
         )
 
     private companion object {
-        /** How often a container that cannot start (missing image, bad env) tries again. */
-        val PREPARE_RETRY: Duration = Duration.ofSeconds(10)
-
         /** What containerd reports for a container whose process could not be started. */
         const val START_ERROR = "StartError"
         const val START_ERROR_EXIT = 128

@@ -4,11 +4,13 @@ import dev.danki.cluster.catalog.CatalogImage
 import io.fabric8.kubernetes.api.model.Container
 import java.nio.file.Path
 
-/** The process to start for one container: argv, environment and working directory on the host. */
+/** The process to start for one container: argv, environment, working directory and mounts on the host. */
 data class LaunchSpec(
     val argv: List<String>,
     val env: Map<String, String>,
     val workingDir: Path,
+    /** Bind mounts made in the container's own mount namespace before its command runs. */
+    val mounts: List<BindMount> = emptyList(),
 ) {
     companion object {
         /**
@@ -21,6 +23,7 @@ data class LaunchSpec(
             image: CatalogImage,
             env: Map<String, String>,
             repo: Path,
+            mounts: List<BindMount> = emptyList(),
         ): LaunchSpec {
             val command = container.command.orEmpty()
             val args = container.args.orEmpty()
@@ -31,7 +34,7 @@ data class LaunchSpec(
                     else -> image.command + image.args
                 }.map { VariableExpansion.expand(it, env) }
             val dir = container.workingDir?.takeIf { it.isNotBlank() } ?: image.workingDir ?: "."
-            return LaunchSpec(argv, env, repo.resolve(dir).normalize())
+            return LaunchSpec(argv, env, repo.resolve(dir).normalize(), mounts)
         }
     }
 }

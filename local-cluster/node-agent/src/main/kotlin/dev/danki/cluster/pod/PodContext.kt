@@ -1,6 +1,8 @@
 package dev.danki.cluster.pod
 
 import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.network.PodNetworkHandle
+import dev.danki.cluster.volume.PodVolumes
 import io.fabric8.kubernetes.api.model.Pod
 import java.nio.file.Path
 
@@ -9,15 +11,19 @@ class PodContext(
     @Volatile var pod: Pod,
     val config: AgentConfig,
     val tools: HostTools,
-    val netns: String,
-    val ip: String,
-    /** Per-pod folder under the agent's state dir: container logs and the service-account files. */
+    /** The pod's network namespace, host veth and address. */
+    val network: PodNetworkHandle,
+    /** Per-pod folder under the agent's state dir: container logs, volumes and the service-account files. */
     val dir: Path,
     /** Folder with token, ca.crt and namespace, or null when the pod mounts no service-account token. */
     val serviceAccountDir: Path?,
     val configValues: ConfigValueSource,
     val events: PodEventRecorder,
+    /** The host folders behind the pod's volumes. */
+    val volumes: PodVolumes,
 ) {
+    val netns: String get() = network.netns
+    val ip: String get() = network.ip
     val namespace: String get() = pod.metadata.namespace
     val name: String get() = pod.metadata.name
 

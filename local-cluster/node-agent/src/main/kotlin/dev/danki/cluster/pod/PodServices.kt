@@ -1,8 +1,13 @@
 package dev.danki.cluster.pod
 
 import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.network.HostCommandException
 import dev.danki.cluster.network.IpAllocator
 import dev.danki.cluster.network.PodNetwork
+import dev.danki.cluster.network.PodNetworkHandle
+import dev.danki.cluster.policy.NetworkPolicyEnforcer
+import dev.danki.cluster.volume.PodVolumes
+import dev.danki.cluster.volume.deleteTree
 import io.fabric8.kubernetes.api.model.Pod
 import java.nio.file.Files
 import java.nio.file.Path
@@ -15,21 +20,56 @@ class PodServices(
     val addresses: PodAddresses,
     val serviceAccounts: ServiceAccountFiles,
     val status: PodStatusWriter,
-    val configValues: ConfigValueSource,
+    /** ConfigMaps and Secrets for env and volumes. */
+    val configValues: ConfigSources,
     val events: PodEventRecorder,
+    /** Loads each pod's NetworkPolicy rules into its network namespace. */
+    val policies: NetworkPolicyEnforcer,
 ) {
-    /** The pod's folder for container logs and its service-account files: `<state>/pods/<ns>_<name>_<uid>`. */
+    /** The pod's folder for container logs, volumes and its service-account files: `<state>/pods/<ns>_<name>_<uid>`. */
     fun podDir(pod: Pod): Path {
         val meta = pod.metadata
         val dir = config.stateDir.resolve("pods").resolve("${meta.namespace}_${meta.name}_${meta.uid}")
         return Files.createDirectories(dir)
     }
 
-    /** Removes a stopped pod's token files; its logs stay for post-mortems until the state dir is wiped. */
-    fun forget(pod: Pod) {
-        val dir = podDir(pod).resolve("serviceaccount")
-        if (Files.isDirectory(dir)) Files.list(dir).use { files -> files.forEach { Files.deleteIfExists(it) } }
-        Files.deleteIfExists(dir)
+    /** The host folders behind [pod]'s volumes. */
+    fun volumes(pod: Pod): PodVolumes = PodVolumes(podDir(pod), configValues)
+
+    /**
+     * The pod's namespace, veth and [ip], with its NetworkPolicy rules loaded before anything runs
+     * in it; throws [HostCommandException] after removing whatever was made.
+     */
+    suspend fun createNetwork(
+        pod: Pod,
+        ip: String,
+    ): PodNetworkHandle {
+        val created = network.create(pod.metadata.uid, ip)
+        try {
+            policies.attach(pod, created)
+        } catch (e: HostCommandException) {
+            policies.detach(pod.metadata.uid)
+            network.remove(created.netns, created.hostVeth, created.ip)
+            throw e
+        }
+        return created
+    }
+
+    /**
+     * Removes a stopped pod's token files; when the pod itself is gone (not just the agent
+     * stopping), also its volumes (emptyDir contents go with the pod) and the empty mount points
+     * its containers' launches made. Its logs stay for post-mortems until the state dir is wiped.
+     */
+    fun forget(
+        pod: Pod,
+        podGone: Boolean,
+    ) {
+        val dir = podDir(pod)
+        deleteTree(dir.resolve("serviceaccount"))
+        if (podGone) {
+            volumes(pod).removeAll()
+            deleteTree(dir.resolve("mounts"))
+        }
     }
 }
 

@@ -17,11 +17,11 @@ class PodStatusWriter(
 ) {
     private val log = LoggerFactory.getLogger(PodStatusWriter::class.java)
 
-    /** Sends [json]; true when the API server took it. A pod that is gone is not an error. */
+    /** Sends [json]; returns the pod as the API server now has it, or null. A pod that is gone is not an error. */
     fun patch(
         pod: Pod,
         json: String,
-    ): Boolean =
+    ): Pod? =
         try {
             client
                 .pods()
@@ -29,7 +29,6 @@ class PodStatusWriter(
                 .withName(pod.metadata.name)
                 .subresource("status")
                 .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json)
-            true
         } catch (e: KubernetesClientException) {
             if (e.code != NOT_FOUND) {
                 log.warnWith(
@@ -40,7 +39,7 @@ class PodStatusWriter(
                     error = e,
                 )
             }
-            false
+            null
         }
 
     /**

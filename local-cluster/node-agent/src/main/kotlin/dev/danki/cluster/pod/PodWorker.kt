@@ -5,6 +5,9 @@ import dev.danki.cluster.logging.warnWith
 import dev.danki.cluster.network.HostCommandException
 import dev.danki.cluster.network.PodNetworkHandle
 import dev.danki.cluster.status.ContainerSnapshot
+import dev.danki.cluster.status.PodFailure
+import dev.danki.cluster.status.PodObservation
+import dev.danki.cluster.status.PodPhases
 import dev.danki.cluster.status.PodStatusPatch
 import dev.danki.cluster.status.RunState
 import io.fabric8.kubernetes.api.model.Pod
@@ -46,11 +49,14 @@ class PodWorker(
 
     @Volatile private var job: Job? = null
     private val startTime = Instant.now()
-    private var lastSent: String? = null
+    private val statusSync = PodStatusSync(services.status::patch)
     private var tokenRefreshAt: Instant = Instant.now()
 
     /** Set when the agent itself stops: its pods stay as they are in the API, with no terminal status. */
     @Volatile private var leaveStatusAlone = false
+
+    /** Set when the node failed the pod itself (past its active deadline). */
+    @Volatile private var failure: PodFailure? = null
 
     /** The latest version of the pod seen by the informer. */
     val pod: Pod get() = latest
@@ -78,9 +84,11 @@ class PodWorker(
                 latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
+            launch { atBoundary("active deadline check failed") { enforceActiveDeadline() } }
             syncRequests.trySend(Unit)
             while (true) {
-                // Also re-check now and then: a status someone else overwrote is written again.
+                // Also re-check now and then: a status someone else overwrote is written again
+                // (the check writes only what differs from the API server's copy).
                 withTimeoutOrNull(RESYNC.toMillis()) { syncRequests.receive() }
                 atBoundary("pod status write failed") { writeStatus(ready) }
             }
@@ -110,7 +118,7 @@ class PodWorker(
         val ip = services.addresses.claimOrAllocate(pod.status?.podIP)
         val handle =
             try {
-                services.network.create(uid, ip)
+                services.createNetwork(pod, ip)
             } catch (e: HostCommandException) {
                 services.addresses.release(ip)
                 log.warnWith("pod network setup failed", "namespace" to namespace, "pod" to name, error = e)
@@ -133,13 +141,34 @@ class PodWorker(
             pod = pod,
             config = services.config,
             tools = services.tools,
-            netns = handle.netns,
-            ip = ip,
+            network = handle,
             dir = dir,
             serviceAccountDir = saDir,
             configValues = services.configValues,
             events = services.events,
+            volumes = services.volumes(pod),
         )
+    }
+
+    /**
+     * Fails the pod once it has been active longer than `activeDeadlineSeconds` (read again every
+     * second: it may be set or shortened on a running pod): status Failed with reason
+     * DeadlineExceeded at once, then its containers are stopped within the pod's grace period.
+     * A pod whose containers all finished first is left alone, as the kubelet leaves it.
+     */
+    private suspend fun enforceActiveDeadline() {
+        while (true) {
+            if (PodPhases.isTerminal(PodPhases.compute(runners.map { it.snapshot() }))) return
+            val left = ActiveDeadline.remaining(latest, startTime, Instant.now())
+            if (left != null && left <= Duration.ZERO) break
+            delay((left ?: DEADLINE_CHECK).coerceAtMost(DEADLINE_CHECK).toMillis())
+        }
+        val deadline = "activeDeadlineSeconds" to latest.spec.activeDeadlineSeconds
+        log.infoWith("pod active deadline exceeded", fields() + deadline)
+        failure = PodFailure(ActiveDeadline.REASON, ActiveDeadline.MESSAGE)
+        services.events.normal(latest, null, ActiveDeadline.REASON, ActiveDeadline.MESSAGE)
+        syncRequests.trySend(Unit)
+        stopContainers(TerminationGrace.forActiveDeadline(latest))
     }
 
     private suspend fun refreshToken(ready: PodContext) {
@@ -159,14 +188,13 @@ class PodWorker(
         }
     }
 
+    /** Writes the pod's status if it changed; called on every change and every [RESYNC], else it writes nothing. */
     private fun writeStatus(ready: PodContext) {
-        val pod = latest
-        if (pod.metadata.deletionTimestamp != null || leaveStatusAlone) return
+        if (latest.metadata.deletionTimestamp != null || leaveStatusAlone) return
+        val pod = statusSync.current(latest)
         val snapshots = runners.map { it.snapshot() }
-        val patch = PodStatusPatch.build(pod, snapshots, ready.ip, services.config.bridgeIp, startTime, Instant.now())
-        val json = patch.toJson()
-        if (json == lastSent && patch.essence() == PodStatusPatch.essenceOf(pod)) return
-        if (services.status.patch(pod, json)) lastSent = json
+        val observed = PodObservation(snapshots, ready.ip, services.config.bridgeIp, startTime, failure)
+        statusSync.write(pod, PodStatusPatch.build(pod, observed, Instant.now()))
     }
 
     private fun reportUnrunnable(
@@ -177,8 +205,9 @@ class PodWorker(
             pod.spec.containers.map {
                 ContainerSnapshot(it.name, it.image, RunState.Waiting("CreateContainerConfigError", message))
             }
-        val patch = PodStatusPatch.build(pod, snapshots, null, services.config.bridgeIp, startTime, Instant.now())
-        services.status.patch(pod, patch.toJson())
+        val observed = PodObservation(snapshots, null, services.config.bridgeIp, startTime)
+        val current = statusSync.current(pod)
+        statusSync.write(current, PodStatusPatch.build(current, observed, Instant.now()))
     }
 
     /**
@@ -193,11 +222,12 @@ class PodWorker(
         log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
         stopContainers(grace)
         job?.cancelAndJoin()
+        services.policies.detach(uid)
         network?.let {
-            services.network.remove(it.netns, it.hostVeth)
+            services.network.remove(it.netns, it.hostVeth, it.ip)
             services.addresses.release(it.ip)
         }
-        services.forget(latest)
+        services.forget(latest, podGone = !agentStopping)
         log.infoWith("pod stopped", "namespace" to namespace, "pod" to name)
     }
 
@@ -235,6 +265,9 @@ class PodWorker(
 
     private companion object {
         val RESYNC: Duration = Duration.ofSeconds(15)
+
+        /** How soon a new or shortened activeDeadlineSeconds is noticed. */
+        val DEADLINE_CHECK: Duration = Duration.ofSeconds(1)
         val TOKEN_RETRY: Duration = Duration.ofSeconds(30)
     }
 }

@@ -17,6 +17,12 @@ object TerminationGrace {
                 ?: DEFAULT_SECONDS,
         )
 
+    /** Past `activeDeadlineSeconds`: the kubelet kills the pod with its own grace period. */
+    fun forActiveDeadline(pod: Pod): Duration {
+        val seconds = pod.spec?.terminationGracePeriodSeconds ?: DEFAULT_SECONDS
+        return Duration.ofSeconds(seconds)
+    }
+
     /** After a failed liveness or startup probe: the probe's `terminationGracePeriodSeconds`, else the pod's. */
     fun forProbeKill(
         pod: Pod,

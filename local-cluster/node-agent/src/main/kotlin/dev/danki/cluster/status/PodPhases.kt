@@ -7,6 +7,9 @@ object PodPhases {
     const val SUCCEEDED = "Succeeded"
     const val FAILED = "Failed"
 
+    /** Succeeded and Failed are final: nothing of the pod runs again. */
+    fun isTerminal(phase: String?): Boolean = phase == SUCCEEDED || phase == FAILED
+
     fun compute(containers: List<ContainerSnapshot>): String {
         if (containers.isEmpty()) return PENDING
         val neverRan =

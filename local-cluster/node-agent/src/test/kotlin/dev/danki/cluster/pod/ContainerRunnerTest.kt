@@ -1,7 +1,9 @@
 package dev.danki.cluster.pod
 
 import dev.danki.cluster.config.AgentConfig
+import dev.danki.cluster.network.PodNetworkHandle
 import dev.danki.cluster.status.RunState
+import dev.danki.cluster.volume.PodVolumes
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.Pod
@@ -160,12 +162,12 @@ class ContainerRunnerTest {
             pod = pod,
             config = config,
             tools = HostTools("setsid", "ip", "sh"),
-            netns = "danki99-0b5e3f4a",
-            ip = "198.18.99.2",
+            network = PodNetworkHandle("danki99-0b5e3f4a", "dk99v0", "198.18.99.2"),
             dir = dir,
             serviceAccountDir = null,
             configValues = { _, _, _, _ -> null },
             events = events,
+            volumes = PodVolumes(dir) { _, _, _ -> null },
         )
     }
 

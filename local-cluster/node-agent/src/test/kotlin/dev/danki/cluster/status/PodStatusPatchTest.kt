@@ -29,9 +29,14 @@ class PodStatusPatchTest {
     private val running =
         ContainerSnapshot("app", "danki/http-status:dev", RunState.Running(now), started = true, ready = true)
 
+    private fun observed(
+        containers: List<ContainerSnapshot>,
+        failure: PodFailure? = null,
+    ) = PodObservation(containers, "198.18.0.2", "198.18.0.1", now, failure)
+
     @Test
     fun `patch carries the kubelet's fields and never the gate condition`() {
-        val patch = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now)
+        val patch = PodStatusPatch.build(pod, observed(listOf(running)), now)
         val json = ObjectMapper().readTree(patch.toJson())
         val status = json.get("status")
         assertEquals("Running", status.get("phase").asText())
@@ -63,11 +68,24 @@ class PodStatusPatchTest {
     }
 
     @Test
-    fun `essence ignores timestamps but sees readiness`() {
-        val a = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now)
-        val b = PodStatusPatch.build(pod, listOf(running), "198.18.0.2", "198.18.0.1", now, now.plusSeconds(5))
-        val c = PodStatusPatch.build(pod, listOf(running.copy(ready = false)), "198.18.0.2", "198.18.0.1", now, now)
-        assertEquals(a.essence(), b.essence())
-        assert(a.essence() != c.essence())
+    fun `times have whole seconds and states not taken are sent as null`() {
+        val later = now.plusMillis(1234)
+        val container = running.copy(state = RunState.Running(later))
+        val patch = PodStatusPatch.build(pod, observed(listOf(container)), later)
+        val status = ObjectMapper().readTree(patch.toJson()).get("status")
+        val state = status.get("containerStatuses").get(0).get("state")
+        assertEquals("2026-11-22T04:00:01Z", state.get("running").get("startedAt").asText())
+        assertEquals(true, state.get("waiting").isNull)
+        assertEquals(true, state.get("terminated").isNull)
+    }
+
+    @Test
+    fun `a pod failed by the node is Failed with its reason and message, whatever its containers do`() {
+        val failure = PodFailure("DeadlineExceeded", "Pod was active on the node longer than the specified deadline")
+        val patch = PodStatusPatch.build(pod, observed(listOf(running), failure), now)
+        val status = ObjectMapper().readTree(patch.toJson()).get("status")
+        assertEquals("Failed", status.get("phase").asText())
+        assertEquals("DeadlineExceeded", status.get("reason").asText())
+        assertEquals(failure.message, status.get("message").asText())
     }
 }
