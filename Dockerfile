@@ -45,11 +45,12 @@ COPY --from=k6 /go/bin/k6 /usr/local/bin/k6
 COPY k6-scripts/ /opt/danki/k6-scripts/
 COPY --from=build /src/operator/target/operator-all.jar /opt/danki/operator.jar
 # The chart leaves DANKI_K6_BINARY and DANKI_K6_SCRIPT empty, so these image defaults apply.
-# java.io.tmpdir is /tmp, the chart's emptyDir, because the root filesystem is read-only.
+# java.io.tmpdir is /tmp, the chart's emptyDir, because the root filesystem is read-only. The heap
+# gets 25 % of the container's memory: its k6 children share the container's limit.
 ENV DANKI_K6_BINARY=/usr/local/bin/k6 \
     DANKI_K6_SCRIPT=/opt/danki/k6-scripts/warmup.js \
     K6_NO_USAGE_REPORT=true \
-    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
+    JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=25 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 WORKDIR /opt/danki
 EXPOSE 8080
 # 65532: the conventional "nonroot" UID; the chart's runAsUser matches it.

@@ -27,7 +27,7 @@
 //   REQUESTS             requests per cold and warm pass (default 100)
 //   WARMUP_CONCURRENCY   warm-up requests in flight (default 4)
 //   WARMUP_RATE          ceiling on warm-up requests/s (default 1000)
-//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 1000)
+//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 2000)
 //   MAX_WARMUP_REQUESTS  cap on warm-up requests (default 10000)
 //   TARGET_P95_MS        stop warming once a block's P95 is at or under this (default off)
 //   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics (default off)

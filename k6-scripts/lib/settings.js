@@ -6,7 +6,7 @@
 //   REQUESTS             requests per cold and warm pass (default 100)
 //   WARMUP_CONCURRENCY   warm-up requests in flight (default 4)
 //   WARMUP_RATE          ceiling on warm-up requests/s (default 1000)
-//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 1000)
+//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 2000)
 //   MAX_WARMUP_REQUESTS  cap on warm-up requests (default 10000)
 //   TARGET_P95_MS        stop warming once a block's P95 is at or under this (default off)
 //   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics (default off)
@@ -34,7 +34,7 @@ export function readSettings(env) {
     warmupConcurrency: Math.round(positiveNumber(env, 'WARMUP_CONCURRENCY', 4)),
     warmupRate: positiveNumber(env, 'WARMUP_RATE', 1000),
     maxWarmupRequests,
-    minWarmupRequests: Math.min(maxWarmupRequests, Math.round(nonNegative(env, 'MIN_WARMUP_REQUESTS', 1000))),
+    minWarmupRequests: Math.min(maxWarmupRequests, Math.round(nonNegative(env, 'MIN_WARMUP_REQUESTS', 2000))),
     targetP95Ms: env.TARGET_P95_MS ? positiveNumber(env, 'TARGET_P95_MS', 0) : 0,
     jitMetricsUrl: env.JIT_METRICS_URL || '',
     timeBudgetS: positiveNumber(env, 'TIME_BUDGET_S', 300),

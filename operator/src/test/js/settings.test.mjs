@@ -9,7 +9,7 @@ test('defaults are warmup.js\'s documented ones', () => {
   assert.equal(s.baseUrl, 'http://127.0.0.1:8080');
   assert.deepEqual(
     [s.rate, s.requests, s.warmupConcurrency, s.warmupRate, s.minWarmupRequests, s.maxWarmupRequests, s.timeBudgetS],
-    [20, 100, 4, 1000, 1000, 10000, 300]);
+    [20, 100, 4, 1000, 2000, 10000, 300]);
   assert.deepEqual([s.blockSize, s.tolerance, s.stableBlocks, s.minDeltaMs, s.jitQuietMs, s.jitQuietBlocks],
     [200, 0.05, 3, 1, 20, 2]);
   assert.deepEqual([s.maxErrorRatio, s.maxInFlight, s.requestTimeout, s.targetP95Ms, s.jitMetricsUrl], [0.05, 256, '10s', 0, '']);

@@ -49,7 +49,7 @@ data class OperatorConfig(
     enum class LogFormat { JSON, TEXT }
 
     companion object {
-        const val DEFAULT_CONCURRENCY = 4
+        const val DEFAULT_CONCURRENCY = 16
         const val DEFAULT_HTTP_PORT = 8080
         const val DEFAULT_LEASE_NAME = "danki-operator"
 

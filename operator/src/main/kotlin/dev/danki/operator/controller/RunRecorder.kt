@@ -52,6 +52,7 @@ class RunRecorder(
             warm = summary.warm.latency?.let(RunStatuses::percentiles)
             stopReason = summary.stopReason.name
             stopEvidence = summary.evidence?.let(RunStatuses::evidence)
+            scriptNotes = summary.notes.takeIf { it.isNotEmpty() }
             reason = Keys.RunConditions.REASON_SUCCEEDED
             message = RunStatuses.coldToWarm(summary)
             conditions = listOf(RunStatuses.condition(true, Keys.RunConditions.REASON_SUCCEEDED, message!!, now))

@@ -164,6 +164,9 @@ class WarmupRunStatus {
     @JsonPropertyDescription("The stop rule's evidence: requests, blocks, last block P95, JIT time.")
     var stopEvidence: StopEvidence? = null
 
+    @JsonPropertyDescription("What the custom flow's notes() reported (danki.dev/script): at most 10 short texts.")
+    var scriptNotes: List<String>? = null
+
     @JsonPropertyDescription(
         "Time from the operator seeing the pod's containers ready to its warm-up taking a slot, e.g. 0.1s.",
     )

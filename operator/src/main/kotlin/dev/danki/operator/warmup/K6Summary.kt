@@ -43,6 +43,8 @@ data class K6Summary(
     val durationSeconds: Double,
     /** Why the warm-up stopped where it did; null when the run never reached its warm-up. */
     val evidence: WarmupEvidence? = null,
+    /** What a custom flow's notes() reported (runner.js); tenant text, bounded by the parser. */
+    val notes: List<String> = emptyList(),
 ) {
     val totalRequests get() = cold.requests + warmup.requests + warm.requests
     val totalFailures get() = cold.failures + warmup.failures + warm.failures
@@ -82,7 +84,17 @@ object K6SummaryParser {
             firstRequestAtMillis = root.path("firstRequestAtMs").asLong(0),
             durationSeconds = root.path("durationSeconds").asDouble(0.0),
             evidence = evidence(root.path("evidence")),
+            notes = notes(root.path("notes")),
         )
+    }
+
+    /** A flow's notes, as strings: at most [MAX_NOTES], each cut to [MAX_NOTE_CHARS], whatever k6 wrote. */
+    private fun notes(node: JsonNode): List<String> {
+        if (node.isMissingNode || node.isNull) return emptyList()
+        if (!node.isArray) invalid("k6 summary has notes that are not a list")
+        return node
+            .take(MAX_NOTES)
+            .map { note -> note.asText("").take(MAX_NOTE_CHARS) }
     }
 
     private fun evidence(node: JsonNode): WarmupEvidence? {
@@ -140,5 +152,9 @@ object K6SummaryParser {
     private fun invalid(message: String): Nothing = throw K6SummaryException(message)
 
     const val FORMAT_VERSION = 2
+
+    /** As lib/termination-message.js keeps them: 10 notes of 200 characters. */
+    const val MAX_NOTES = 10
+    const val MAX_NOTE_CHARS = 200
     private val PERCENTILES = listOf("p25", "p50", "p75", "p90", "p95")
 }

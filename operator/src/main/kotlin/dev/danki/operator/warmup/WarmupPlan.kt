@@ -77,7 +77,7 @@ data class WarmupPlan(
          */
         const val DEFAULT_WARMUP_RATE = 1_000.0
         const val DEFAULT_WARMUP_CONCURRENCY = 4
-        const val DEFAULT_MIN_WARMUP_REQUESTS = 1_000
+        const val DEFAULT_MIN_WARMUP_REQUESTS = 2_000
         const val DEFAULT_MAX_WARMUP_REQUESTS = 10_000
         val DEFAULT_TIMEOUT: Duration = Duration.ofMinutes(5)
     }

@@ -33,7 +33,7 @@ class ConfigLoaderTest {
     fun `defaults apply when nothing is set`() {
         val config = load()
         config.watchNamespaces shouldBe emptyList()
-        config.concurrency shouldBe 4
+        config.concurrency shouldBe 16
         config.defaultFailurePolicy shouldBe FailurePolicy.OPEN
         config.httpPort shouldBe 8080
         config.leaderElection shouldBe true

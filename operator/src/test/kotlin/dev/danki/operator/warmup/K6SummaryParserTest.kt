@@ -1,5 +1,7 @@
 package dev.danki.operator.warmup
 
+import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.node.ObjectNode
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.doubles.shouldBeGreaterThan
 import io.kotest.matchers.doubles.shouldBeLessThan
@@ -65,6 +67,22 @@ class K6SummaryParserTest {
         summary.cold.latency shouldBe null
         summary.cold.failures shouldBe 21
         summary.evidence shouldBe null
+    }
+
+    @Test
+    fun `a runner's summary carries its flow's notes, bounded whatever the flow wrote`() {
+        val summary = K6SummaryParser.parse(fixture("summary-runner-exam-flow.json"))
+        summary.notes shouldBe
+            listOf("all 2403 warm-up submissions were rolled back (warmup: true)", "scores from 22.5% to 41.6%")
+        K6SummaryParser.parse(fixture("summary-converged.json")).notes shouldBe emptyList()
+
+        val tree = ObjectMapper().readTree(fixture("summary-runner-exam-flow.json")) as ObjectNode
+        tree.putArray("notes").apply { repeat(50) { add("x".repeat(5_000)) } }
+        val bounded = K6SummaryParser.parse(tree.toString()).notes
+        bounded.size shouldBe K6SummaryParser.MAX_NOTES
+        bounded.all { it.length == K6SummaryParser.MAX_NOTE_CHARS } shouldBe true
+        tree.put("notes", "not a list")
+        shouldThrow<K6SummaryException> { K6SummaryParser.parse(tree.toString()) }.message!! shouldContain "notes"
     }
 
     @Test
