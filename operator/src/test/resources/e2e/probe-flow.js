@@ -10,8 +10,9 @@ try {
   token = 'absent';
 }
 
-// the operator's own variables (DANKI_*), a kubeconfig, or the API server's Service variables
-const leaked = Object.keys(__ENV).filter((k) => /^(DANKI_|KUBE)/.test(k)).sort();
+// the operator's own variables (DANKI_*) or a kubeconfig; KUBERNETES_SERVICE_* are not the operator's:
+// every pod gets them, whatever enableServiceLinks says, and the runner cannot reach that address
+const leaked = Object.keys(__ENV).filter((k) => /^(DANKI_|KUBECONFIG)/.test(k)).sort();
 
 let otherAddress = 'not tried';
 
