@@ -19,8 +19,10 @@ def kubectl(*args, stdin=None, check=True, timeout=120):
     return result.stdout
 
 
-def apply(*objects):
-    kubectl("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objects)}))
+def apply(namespace, *objects):
+    """Creates or updates OBJECTS in NAMESPACE (the manifests name none, so never the kubeconfig's default)."""
+    items = {"apiVersion": "v1", "kind": "List", "items": list(objects)}
+    kubectl("-n", namespace, "apply", "-f", "-", stdin=json.dumps(items))
 
 
 def get_json(*args):
@@ -29,6 +31,23 @@ def get_json(*args):
 
 def scale(namespace, deployment, replicas):
     kubectl("-n", namespace, "scale", "deployment", deployment, f"--replicas={replicas}")
+
+
+def wait_settled(namespace, name, replicas, gate=None, timeout_s=300):
+    """Waits until Deployment NAME has GATE among its template's readiness gates (when given) and has
+    rolled out: REPLICAS pods, all of the current template, all Ready. Opting a Deployment in to
+    danki adds the gate to its template, which rolls it once; a scale before that makes pods without it."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        d = get_json("-n", namespace, "deployment", name)
+        gates = [g.get("conditionType") for g in d["spec"]["template"]["spec"].get("readinessGates") or []]
+        status = d.get("status", {})
+        if ((gate is None or gate in gates) and status.get("observedGeneration", 0) >= d["metadata"]["generation"]
+                and all(status.get(k, 0) == replicas for k in ("replicas", "updatedReplicas", "readyReplicas"))):
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"deployment {namespace}/{name} did not settle at {replicas} replicas"
+                       f"{' with gate ' + gate if gate else ''} within {timeout_s} s")
 
 
 def set_condition(namespace, pod, condition_type, message):

@@ -23,12 +23,14 @@ sys.path.insert(0, os.path.join(HERE, "..", "targets"))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import cpu  # noqa: E402
 from first_requests import FirstRequests  # noqa: E402
-from kube import PodWatch, apply, delete_deployment, get_json, scale  # noqa: E402
+from kube import PodWatch, apply, delete_deployment, get_json, scale, wait_settled  # noqa: E402
 from manifests import danki_annotations, deployment  # noqa: E402
 from serial_warmer import SerialWarmer  # noqa: E402
 from targets import TARGETS  # noqa: E402
 
 STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit")
+DANKI_GATE = "danki.dev/warmed"
+"""danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
 
 
 def manifest(target, name, replicas, strategy):
@@ -56,7 +58,8 @@ def experiment(section, target, strategy, n_from, n_to):
     warmer = SerialWarmer(out, namespace, watch, target) if strategy == "serial_fixed100" else None
     first = None
     try:
-        apply(manifest(target, name, n_from, strategy))
+        apply(namespace, manifest(target, name, n_from, strategy))
+        wait_settled(namespace, name, n_from, gate=DANKI_GATE if strategy.startswith("danki") else None)
         if n_from and not watch.wait(lambda pods: ready_count(pods, ()) >= n_from, 300):
             raise RuntimeError(f"{name}: {n_from} pods not Ready in 300 s")
         existing = set(watch.snapshot())

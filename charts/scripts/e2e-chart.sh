@@ -64,9 +64,9 @@ preflight() {
 # The rules of the chart, as `kubectl auth can-i --list` prints them (resource, names, verbs).
 watch_rules() {
   cat <<'EOF'
-deployments.apps [] [] [list watch patch]
+deployments.apps [] [] [get list watch patch]
 events [] [] [create]
-pods [] [] [list watch]
+pods [] [] [get list watch]
 pods/status [] [] [patch]
 warmupruns.danki.dev [] [] [get list watch create]
 warmupruns.danki.dev/status [] [] [patch]

@@ -59,13 +59,15 @@ app.kubernetes.io/component: operator
 {{/* The rules the operator needs wherever it watches; one list for the ClusterRole and every Role. */}}
 {{- define "danki.watchRules" -}}
 # Find opted-in Deployments and apply the pod template label and readiness gate (server-side apply).
+# get: fabric8's patch reads the object before it sends the apply patch.
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["list", "watch", "patch"]
-# Watch pods become ContainersReady; the operator never writes a pod itself.
+  verbs: ["get", "list", "watch", "patch"]
+# Watch pods become ContainersReady; the operator never writes a pod itself. get: read by fabric8
+# before each pods/status patch, as for Deployments.
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list", "watch"]
+  verbs: ["get", "list", "watch"]
 # Set the danki.dev/warmed readiness-gate condition.
 - apiGroups: [""]
   resources: ["pods/status"]

@@ -25,8 +25,8 @@ RELEASE, NAMESPACE = "danki", "danki-system"
 # The exact rules the operator gets wherever it watches. A change here is a change to the
 # product's security posture: update the README's RBAC table and the cluster test with it.
 WATCH_RULES = [
-    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["list", "watch", "patch"]},
-    {"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]},
+    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]},
+    {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmupruns"], "verbs": ["get", "list", "watch", "create"]},
