@@ -95,7 +95,7 @@ def test_defaults(helm):
     check("leader election on, Lease in the release namespace",
           env["DANKI_LEADER_ELECTION"] == "true" and env["DANKI_LEASE_NAMESPACE"] == NAMESPACE
           and env["DANKI_LEASE_NAME"] == "danki-operator", env)
-    check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "16"
+    check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "16" and env["DANKI_NODE_CONCURRENCY"] == "2"
           and env["DANKI_DEFAULT_FAILURE_POLICY"] == "open" and env["DANKI_HTTP_PORT"] == "8080"
           and env["DANKI_LOG_FORMAT"] == "json" and env["DANKI_LOG_LEVEL"] == "info", env)
     check("POD_NAME and POD_NAMESPACE from the downward API",

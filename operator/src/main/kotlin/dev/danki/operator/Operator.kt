@@ -110,7 +110,7 @@ class Operator(
         slots,
         config.queueCapacity,
         gauge,
-        FairShare.of(slots, config.deploymentShare, config.namespaceShare),
+        FairShare.of(slots, config.deploymentShare, config.namespaceShare, config.nodeConcurrency),
         ::warmupFinished,
     )
 

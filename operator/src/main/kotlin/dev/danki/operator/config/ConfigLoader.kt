@@ -46,6 +46,7 @@ class ConfigLoader(
                 maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
                 reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
                 queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
+                nodeConcurrency = int("DANKI_NODE_CONCURRENCY", defaults.nodeConcurrency, 1..MAX_CONCURRENCY),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
                 runnerImage = value("DANKI_RUNNER_IMAGE"),
                 runnerConcurrency = int("DANKI_RUNNER_CONCURRENCY", defaults.runnerConcurrency, 1..MAX_RUNNERS),

@@ -80,7 +80,9 @@ class RunActions(
         }
         val input = WarmupJob.Input(ctx.ref, plan, ctx.deadline, readySeenAt, status)
         val owner = RunOwner(pod.metadata.namespace, ctx.deployment.ifEmpty { "pod:${pod.metadata.name}" })
-        if (!pool.submit(plan, ctx.runKey, ctx.podKey, owner) { task -> job.run(task, input) }) return QUEUE_FULL_RETRY
+        val node = pod.spec?.nodeName.orEmpty()
+        val queued = pool.submit(plan, ctx.runKey, ctx.podKey, owner, node) { task -> job.run(task, input) }
+        if (!queued) return QUEUE_FULL_RETRY
         log
             .atInfo()
             .addKeyValue("namespace", pod.metadata.namespace)

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger
  * The bounded pool warm-ups run on: [concurrency] k6 processes at most, the rest wait in a queue of
  * at most [capacity]. A run starts in queue order as soon as a slot is free and its owner is within
  * its [shares]: one Deployment or one namespace never holds more slots than its share, so a tenant
- * whose pods answer slowly (or never) cannot starve the others. Tasks are keyed by WarmupRun, so a pod
+ * whose pods answer slowly (or never) cannot starve the others, and one node never warms more pods at
+ * once than its cap. Tasks are keyed by WarmupRun, so a pod
  * is never warmed twice at once. A task is forgotten before [onFinished] hears of it, so whoever looks
  * at the pod next sees it finished.
  */
@@ -44,6 +45,8 @@ class WarmupPool(
     private class Entry(
         val task: WarmupTask,
         val owner: RunOwner,
+        /** The warmed pod's node, for the per-node cap; empty when unknown. */
+        val node: String,
         val body: (WarmupTask) -> Unit,
     )
 
@@ -58,6 +61,7 @@ class WarmupPool(
         runKey: String,
         podKey: String,
         owner: RunOwner = RunOwner.of(podKey),
+        node: String = "",
         body: (WarmupTask) -> Unit,
     ): Boolean {
         val accepted =
@@ -72,7 +76,7 @@ class WarmupPool(
                     }
 
                     else -> {
-                        val entry = Entry(WarmupTask(runKey, podKey), owner, body)
+                        val entry = Entry(WarmupTask(runKey, podKey), owner, node, body)
                         tasks[runKey] = entry
                         waiting[runKey] = entry
                         true
@@ -129,9 +133,9 @@ class WarmupPool(
             val each = waiting.values.iterator()
             while (each.hasNext() && runningBy.total < concurrency) {
                 val entry = each.next()
-                if (!shares.admits(entry.owner, runningBy)) continue
+                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
                 each.remove()
-                runningBy.add(entry.owner)
+                runningBy.add(entry.owner, entry.node)
                 started += entry
             }
         }
@@ -150,7 +154,7 @@ class WarmupPool(
                 .setCause(e)
                 .log("warm-up not started")
             synchronized(lock) {
-                runningBy.remove(entry.owner)
+                runningBy.remove(entry.owner, entry.node)
                 tasks.remove(entry.task.runKey, entry)
             }
         }
@@ -164,7 +168,7 @@ class WarmupPool(
             crash = runBody(entry)
         }
         synchronized(lock) {
-            runningBy.remove(entry.owner)
+            runningBy.remove(entry.owner, entry.node)
             tasks.remove(task.runKey, entry)
         }
         dispatch()

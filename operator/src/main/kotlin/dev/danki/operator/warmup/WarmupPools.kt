@@ -29,10 +29,11 @@ class WarmupPools(
         runKey: String,
         podKey: String,
         owner: RunOwner,
+        node: String,
         body: (WarmupTask) -> Unit,
     ): Boolean {
         val pool = if (plan.script != null) runners ?: error("a custom flow needs runner pods") else local
-        return pool.submit(runKey, podKey, owner, body)
+        return pool.submit(runKey, podKey, owner, node, body)
     }
 
     fun shutdownNow() = all().forEach { it.shutdownNow() }

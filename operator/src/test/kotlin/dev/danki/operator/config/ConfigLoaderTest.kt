@@ -34,6 +34,7 @@ class ConfigLoaderTest {
         val config = load()
         config.watchNamespaces shouldBe emptyList()
         config.concurrency shouldBe 16
+        config.nodeConcurrency shouldBe 2
         config.defaultFailurePolicy shouldBe FailurePolicy.OPEN
         config.httpPort shouldBe 8080
         config.leaderElection shouldBe true
