@@ -3,7 +3,7 @@
 // metadata x-danki-warmup: 1 so the write is rolled back. One flow = two calls, made with asyncInvoke on
 // one connection, so WARMUP_CONCURRENCY flows are in flight at once.
 //
-// exam.proto sits next to this file (examples/exam.proto is a copy of the service's), and ./exam.js
+// exam.proto sits next to this file (examples/exam.proto links to the service's), and ./exam.js
 // builds the sheets (a link to k6-scripts/lib/exam.js): in a runner pod all three are keys of one
 // ConfigMap. The gRPC port is GRPC_PORT on BASE_URL's host (default 9090, the sample service's);
 // BASE_URL's own port is not used. Change GRPC_PORT's default below for your service: the operator does

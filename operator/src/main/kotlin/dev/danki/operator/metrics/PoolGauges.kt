@@ -13,7 +13,7 @@ class PoolGauges(
         queued: Int,
     ) {
         local = running to queued
-        publish(local.first + runners.first, local.second + runners.second)
+        publishSum()
     }
 
     @Synchronized
@@ -22,6 +22,8 @@ class PoolGauges(
         queued: Int,
     ) {
         runners = running to queued
-        publish(local.first + runners.first, local.second + runners.second)
+        publishSum()
     }
+
+    private fun publishSum() = publish(local.first + runners.first, local.second + runners.second)
 }

@@ -65,19 +65,7 @@ class RunnerPod(
 
     override fun cleanUp() {
         try {
-            client
-                .pods()
-                .inNamespace(namespace)
-                .withName(name)
-                .withGracePeriod(0)
-                .delete()
-            client
-                .network()
-                .v1()
-                .networkPolicies()
-                .inNamespace(namespace)
-                .withName(name)
-                .delete()
+            deleteRunner(client, namespace, name)
         } catch (e: KubernetesClientException) {
             // the warmed pod owns both: the garbage collector removes them with it
             log

@@ -7,6 +7,8 @@ import dev.danki.operator.warmup.TargetPod
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
+import io.fabric8.kubernetes.api.model.ObjectMeta
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.OwnerReference
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
@@ -71,13 +73,7 @@ object RunnerPodSpec {
         val target = request.target ?: error("a runner pod needs its target pod")
         val name = nameOf(request.runName)
         return PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(target.namespace)
-            .withLabels<String, String>(labels(name))
-            .withAnnotations<String, String>(mapOf(Keys.RunnerLabels.FOR_POD to target.name))
-            .withOwnerReferences(ownerOf(target))
-            .endMetadata()
+            .withMetadata(metadata(target, name, mapOf(Keys.RunnerLabels.FOR_POD to target.name)))
             .withNewSpec()
             .withRestartPolicy("Never")
             .withActiveDeadlineSeconds(deadlineIn.seconds.coerceAtLeast(1))
@@ -168,12 +164,7 @@ object RunnerPodSpec {
         val target = request.target ?: error("a runner pod needs its target pod")
         val name = nameOf(request.runName)
         return NetworkPolicyBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(target.namespace)
-            .withLabels<String, String>(labels(name))
-            .withOwnerReferences(ownerOf(target))
-            .endMetadata()
+            .withMetadata(metadata(target, name))
             .withNewSpec()
             .withNewPodSelector()
             .withMatchLabels<String, String>(mapOf(Keys.RunnerLabels.RUNNER to name))
@@ -191,6 +182,20 @@ object RunnerPodSpec {
     }
 
     private fun cidrOf(ip: String) = if (ip.contains(':')) "$ip/128" else "$ip/32"
+
+    /** The runner's name, labels and owner, shared by its pod and its NetworkPolicy. */
+    private fun metadata(
+        target: TargetPod,
+        name: String,
+        annotations: Map<String, String> = emptyMap(),
+    ): ObjectMeta =
+        ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(target.namespace)
+            .withLabels<String, String>(labels(name))
+            .apply { if (annotations.isNotEmpty()) withAnnotations<String, String>(annotations) }
+            .withOwnerReferences(ownerOf(target))
+            .build()
 
     private fun labels(name: String) =
         mapOf(

@@ -32,19 +32,7 @@ class RunnerPods(
         try {
             checkFlow(target.namespace, script.configMap, script.key)
             // a predecessor's runner for this run (a leader that died) must not report for this attempt
-            client
-                .pods()
-                .inNamespace(target.namespace)
-                .withName(name)
-                .withGracePeriod(0)
-                .delete()
-            client
-                .network()
-                .v1()
-                .networkPolicies()
-                .inNamespace(target.namespace)
-                .withName(name)
-                .delete()
+            deleteRunner(client, target.namespace, name)
             val remaining = Duration.between(Instant.now(), request.deadline)
             // the fence first: the pod must never run without it
             client.resource(RunnerPodSpec.networkPolicy(request)).create()

@@ -3,6 +3,7 @@ package dev.danki.operator.e2e
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.it.eventually
 import dev.danki.operator.kube.WarmupRun
+import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.NamespaceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodCondition
@@ -151,6 +152,16 @@ class E2eCluster(
             .inNamespace(ns)
             .list()
             .items
+
+    /** Events about the object [name] in the test namespace (as ItNamespace.events). */
+    fun events(name: String): List<Event> =
+        client
+            .v1()
+            .events()
+            .inNamespace(ns)
+            .list()
+            .items
+            .filter { it.involvedObject.name == name }
 
     /** The identity holding the operators' Lease, once someone does. */
     fun leaseHolder(): String =

@@ -165,15 +165,9 @@ class OperatorE2E {
                 val run = cluster.runs().single { it.spec.podName == pod }
                 run.status.phase shouldBe WarmupRun.PHASE_FAILED
                 run.status.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
-                val events =
-                    client
-                        .v1()
-                        .events()
-                        .inNamespace(ns)
-                        .list()
-                        .items
-                val warnings = events.filter { it.involvedObject.name == pod && it.type == "Warning" }
-                warnings.any { it.reason == Keys.EventReasons.WARMUP_FAILED } shouldBe true
+                cluster.events(pod).any {
+                    it.type == "Warning" && it.reason == Keys.EventReasons.WARMUP_FAILED
+                } shouldBe true
             }
         }
     }
