@@ -48,7 +48,7 @@ class Operator(
             local = poolOf(config, config.concurrency, gauges::local),
             runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
-    val http = HttpEndpoints(config.httpPort, metrics) { caches.hasSynced() }
+    val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() }
     private val deployments: DeploymentReconciler
     private val pods: PodReconciler
     private var synced: CompletableFuture<Void>? = null
@@ -80,7 +80,13 @@ class Operator(
     }
 
     /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
-    fun lead() = controller.startWhen(checkNotNull(synced) { "watch() first" })
+    fun lead() {
+        pods.startActing()
+        controller.startWhen(checkNotNull(synced) { "watch() first" })
+    }
+
+    /** What keeps this replica from working, for `/healthz`: a stopped informer, an ended worker. */
+    fun problem(): String? = caches.problem() ?: controller.problem()
 
     /** Stops everything; every k6 process is killed before this returns. */
     fun stop() {

@@ -32,7 +32,8 @@ class MetricsTest {
         metrics.poolChanged(running = 2, waiting = 3)
         metrics.gatePatched(0.004)
         var ready = false
-        val endpoints = HttpEndpoints(0, metrics) { ready }
+        var problem: String? = null
+        val endpoints = HttpEndpoints(0, metrics, { problem }) { ready }
         endpoints.start()
         try {
             val text = get(endpoints.port, "/metrics").body()
@@ -56,6 +57,14 @@ class MetricsTest {
             get(endpoints.port, "/readyz").statusCode() shouldBe 503
             ready = true
             get(endpoints.port, "/readyz").statusCode() shouldBe 200
+            // a problem only a restart mends fails both, saying what it is
+            problem = "WarmupRuns informer stopped: 404"
+            for (path in listOf("/healthz", "/readyz")) {
+                val answer = get(endpoints.port, path)
+                answer.statusCode() shouldBe 503
+                answer.body() shouldContain "WarmupRuns informer stopped: 404"
+            }
+            problem = null
             metrics.deploymentGone("shop", "exam-warm")
             get(endpoints.port, "/metrics").body() shouldNotContain "danki_warmup_latency_seconds{"
         } finally {

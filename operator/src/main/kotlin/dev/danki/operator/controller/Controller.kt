@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import org.slf4j.LoggerFactory
 import java.io.IOException
 import java.time.Duration
-import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletionStage
 
 /** A queued object: a Deployment or a pod, by namespace and name. */
@@ -28,7 +27,9 @@ data class WorkItem(
  * Feeds informer events into one keyed work queue and drains it with a few workers, once the caches
  * they read have synced. Workers never block on k6. A failed reconcile is logged with whether it
  * looked transient, and requeued with capped back-off either way: giving up on a pod would leave it
- * gated. Only the reconciled object being gone ends its retries.
+ * gated. Only the reconciled object being gone ends its retries. A worker outlives anything one
+ * reconcile throws (a cancellation included); should one end anyway, [problem] says so, and the
+ * liveness probe restarts the replica rather than leave its share of the queue undrained.
  */
 class Controller(
     private val workers: Int,
@@ -43,6 +44,18 @@ class Controller(
 
     /** True once the workers run. */
     val started: Boolean get() = synchronized(threads) { threads.isNotEmpty() }
+
+    @Volatile private var syncFailure: Throwable? = null
+
+    @Volatile private var stopping = false
+
+    /** Why this controller can no longer do its work (caches never synced, a worker ended), or null. */
+    fun problem(): String? {
+        syncFailure?.let { return "informer caches did not sync: ${it.message}" }
+        if (stopping) return null
+        val ended = synchronized(threads) { threads.filterNot { it.isAlive }.map { it.name } }
+        return if (ended.isEmpty()) null else "reconcile workers ended: ${ended.joinToString(", ")}"
+    }
 
     /** Registers the informer handlers; events queue work even before this replica leads. */
     fun watch(caches: Caches) {
@@ -62,6 +75,7 @@ class Controller(
     fun startWhen(synced: CompletionStage<*>) {
         synced.whenComplete { _, error ->
             if (error != null) {
+                syncFailure = error
                 log.atError().setCause(error).log("informer caches did not sync: not reconciling")
             } else {
                 start()
@@ -81,7 +95,10 @@ class Controller(
             }
         }
 
-    fun stop() = queue.shutdown()
+    fun stop() {
+        stopping = true
+        queue.shutdown()
+    }
 
     fun enqueuePod(
         namespace: String,
@@ -106,16 +123,14 @@ class Controller(
                 val again = reconcile(item)
                 queue.forget(item)
                 if (again != null) queue.addAfter(item, again)
-            } catch (e: CancellationException) {
-                throw e
             } catch (e: KubernetesClientException) {
                 handleFailure(item, e, isRecoverable(e))
             } catch (e: IOException) {
                 handleFailure(item, e, true)
             } catch (
-                @Suppress("TooGenericExceptionCaught") e: RuntimeException,
+                @Suppress("TooGenericExceptionCaught") e: Exception,
             ) {
-                // worker boundary: one bad object must not stop the others
+                // worker boundary: one bad object (or a cancelled future inside it) must not stop the others
                 handleFailure(item, e, false)
             } finally {
                 queue.done(item)

@@ -41,6 +41,17 @@ class PodReconciler(
     /** When this process first saw each pod's containers ready: the start of the reaction time. */
     private val readySeen = ConcurrentHashMap<String, Instant>()
 
+    /**
+     * When this replica began to act (won the Lease). A pod's timeout counts from here at the earliest:
+     * the time no danki was there to warm it is not the warm-up's, so a pod that waited through an
+     * operator outage is warmed when danki is back instead of failing `Timeout` on its return.
+     */
+    @Volatile private var actingSince: Instant = Instant.EPOCH
+
+    fun startActing(now: Instant = Instant.now()) {
+        actingSince = now
+    }
+
     /** Handles one pod; returns when to look again, or null when only an event can change things. */
     fun reconcile(
         namespace: String,
@@ -73,13 +84,21 @@ class PodReconciler(
     ): RunContext {
         val restarts = PodGate.restartCount(pod)
         val runName = RunStore.runName(pod.metadata.name, restarts)
-        val plan = parser.parse(deployment?.metadata?.annotations.orEmpty(), pod.spec)
+        val annotations = deployment?.metadata?.annotations.orEmpty()
+        val plan = parser.parse(annotations, pod.spec)
         val cachedRun = runsOf(pod).firstOrNull { it.metadata.name == runName }
         val ready = PodGate.containersReady(pod)
         val podKey = "${pod.metadata.namespace}/${pod.metadata.name}"
         if (ready != null) readySeen.putIfAbsent("$podKey/$restarts", Instant.now())
-        val deadline = deadlineOf(ready?.lastTransitionTime, cachedRun, plan)
-        return RunContext(pod, runName, deploymentName, plan, deadline, restarts, cachedRun)
+        val digest = RunRetry.configDigest(annotations)
+        val rewarm = pod.metadata.annotations?.get(Keys.Annotations.REWARM)
+        // this process's final result is ahead of the cache: judge a retry on it when there is one
+        val latestStatus = recorder.finalStatus("${pod.metadata.namespace}/$runName") ?: cachedRun?.status
+        val retry = RunRetry.of(latestStatus, cachedRun?.spec?.failurePolicy, runName, rewarm, digest)
+        val retryFrom = if (retry.cause != null) Instant.now() else parsed(latestStatus?.retryTime)
+        val deadline = deadlineOf(ready?.lastTransitionTime, cachedRun, plan, retryFrom)
+        val runInfo = RunContext.Retry(retry, digest, RunRetry.rewarmToken(rewarm), latestStatus)
+        return RunContext(pod, runName, deploymentName, plan, deadline, restarts, cachedRun, runInfo)
     }
 
     private fun runsOf(pod: Pod): List<WarmupRun> =
@@ -104,6 +123,7 @@ class PodReconciler(
             invalidConfig = ctx.plan.problems.isNotEmpty(),
             targetRefused = WarmupTarget.refusal(pod, config.allowHostNetwork) != null,
             deadlinePassed = Instant.now().isAfter(ctx.deadline),
+            retryAsked = ctx.retry.asked,
         )
     }
 
@@ -119,14 +139,41 @@ class PodReconciler(
         decision: GateDecision,
         ctx: RunContext,
     ): Duration? {
-        // a run of an earlier restart count has nothing left to do
+        // a run of an earlier restart count has nothing left to do, and its record says so
         pool.cancelPod(ctx.podKey, keep = ctx.runKey)
+        if (decision != GateDecision.IGNORE) supersedeOlderRuns(ctx)
         return when (decision) {
-            GateDecision.IN_PROGRESS -> RunActions.untilDeadline(ctx.deadline)
-            GateDecision.FAIL_TIMEOUT -> actions.failTimeout(ctx)
-            GateDecision.START -> actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
-            else -> null.also { settle(decision, ctx) }
+            GateDecision.IN_PROGRESS -> {
+                RunActions.untilDeadline(ctx.deadline)
+            }
+
+            GateDecision.FAIL_TIMEOUT -> {
+                actions.failTimeout(ctx)
+            }
+
+            GateDecision.START -> {
+                actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+            }
+
+            // a failed run that will be tried later (a failure on danki's side): look again then
+            else -> {
+                ctx.retry.check.dueIn
+                    .also { settle(decision, ctx) }
+            }
         }
+    }
+
+    private fun supersedeOlderRuns(ctx: RunContext) {
+        runsOf(ctx.pod)
+            .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in RunActions.OPEN_PHASES }
+            .forEach {
+                actions.cancelRecord(
+                    ctx.pod,
+                    it,
+                    Keys.RunConditions.REASON_CONTAINER_RESTARTED,
+                    "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over",
+                )
+            }
     }
 
     /** The decisions that write once (or nothing) and wait for the next event. */
@@ -154,15 +201,17 @@ class PodReconciler(
     private fun failInvalid(ctx: RunContext) =
         actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))
 
+    /** ContainersReady plus the timeout, counted from this replica's start of acting or a retry when later. */
     private fun deadlineOf(
         readySince: String?,
         run: WarmupRun?,
         plan: PlanResult,
+        retryFrom: Instant?,
     ): Instant {
-        val from =
-            readySince?.let { runCatching { Instant.parse(it) }.getOrNull() }
-                ?: run?.metadata?.creationTimestamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
-                ?: Instant.now()
+        val ready = parsed(readySince) ?: parsed(run?.metadata?.creationTimestamp) ?: Instant.now()
+        val from = listOfNotNull(ready, actingSince, retryFrom).max()
         return from.plus(plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT)
     }
+
+    private fun parsed(stamp: String?): Instant? = stamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
 }

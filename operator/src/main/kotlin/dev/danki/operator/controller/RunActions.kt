@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.gate.GateCondition
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
@@ -25,7 +26,21 @@ data class RunContext(
     val deadline: Instant,
     val restarts: Int,
     val cachedRun: WarmupRun?,
+    val retry: Retry = Retry(),
 ) {
+    /** Whether a failed run is tried again ([check]), and what a new status carries for the next such check. */
+    data class Retry(
+        val check: RunRetry = RunRetry(),
+        /** Digest of the Deployment's warm-up annotations now. */
+        val digest: String = "",
+        /** The pod's `danki.dev/rewarm` value now, as a run keeps it. */
+        val rewarmToken: String? = null,
+        /** The run's latest status (this process's final result, else the cache's). */
+        val latest: WarmupRunStatus? = null,
+    ) {
+        val asked: Boolean get() = check.cause != null
+    }
+
     val podKey: String get() = "${pod.metadata.namespace}/${pod.metadata.name}"
     val runKey: String get() = "${pod.metadata.namespace}/$runName"
 
@@ -56,6 +71,20 @@ class RunActions(
     fun release(ctx: RunContext) {
         pool.cancelPod(ctx.podKey)
         gate.write(ctx.pod, GateCondition(true, Keys.GateReasons.WARMUP_DISABLED, DISABLED_MESSAGE))
+        val run = ctx.cachedRun ?: return
+        if (ctx.retry.latest?.phase in OPEN_PHASES) {
+            cancelRecord(ctx.pod, run, Keys.RunConditions.REASON_WARMUP_DISABLED, "$DISABLED_MESSAGE before it ended")
+        }
+    }
+
+    /** Marks a run that will never end on its own (its warm-up was cancelled) as Cancelled. */
+    fun cancelRecord(
+        pod: Pod,
+        run: WarmupRun,
+        reason: String,
+        why: String,
+    ) {
+        recorder.cancelled(pod, run, reason, why)
     }
 
     fun resetAfterRestart(ctx: RunContext) {
@@ -71,6 +100,13 @@ class RunActions(
         val pod = ctx.pod
         val plan = ctx.plan.plan ?: return null
         val status = baseStatus(ctx, WarmupRun.PHASE_PENDING)
+        ctx.retry.check.cause?.let { cause ->
+            recorder.retrying(ctx.pod, ctx.runKey, cause)
+            // a pod released after an open failure leaves its Service again while it is warmed
+            if (PodGate.conditionOf(pod)?.status == "True") {
+                gate.write(pod, GateCondition(false, Keys.GateReasons.REWARMING, Messages.cut(cause)))
+            }
+        }
         status.target = "http://${pod.status.podIP}:${plan.port}"
         // the record first, so the job's status writes always find it; the run shows Pending while queued
         if (ctx.cachedRun == null) {
@@ -98,8 +134,11 @@ class RunActions(
         val wasQueued = pool.isQueued(ctx.runKey)
         // a worker took it a moment ago: it fails itself on the deadline, so wait for its result
         if (!pool.withdraw(ctx.runKey)) return untilDeadline(ctx.deadline)
-        val why = if (wasQueued) "queued until the deadline; k6 never started" else "no result within the timeout"
-        fail(ctx, Keys.RunConditions.REASON_TIMEOUT, why)
+        if (wasQueued) {
+            fail(ctx, Keys.RunConditions.REASON_QUEUE_TIMEOUT, "queued until the deadline; k6 never started")
+        } else {
+            fail(ctx, Keys.RunConditions.REASON_TIMEOUT, "no result within the timeout")
+        }
         return null
     }
 
@@ -121,10 +160,21 @@ class RunActions(
         podIP = ctx.pod.status?.podIP
         deadline = RunStatuses.stamp(ctx.deadline)
         attempts = 0
+        // what the next retry check compares with; a retry counts itself and says why
+        configDigest = ctx.retry.digest.ifEmpty { null }
+        rewarm = ctx.retry.rewarmToken
+        val earlier = ctx.retry.latest
+        retries = (earlier?.retries ?: 0) + (if (ctx.retry.asked) 1 else 0)
+        retryCause = ctx.retry.check.cause ?: earlier?.retryCause
+        retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
+        if (retries == 0) retries = null
     }
 
     companion object {
         private const val DISABLED_MESSAGE = "warm-up disabled on the Deployment"
+
+        /** Phases of a run that has not ended. */
+        val OPEN_PHASES = setOf(WarmupRun.PHASE_PENDING, WarmupRun.PHASE_RUNNING)
 
         /** Look again just after a deadline, to fail a pod that is still waiting. */
         private val DEADLINE_SLACK: Duration = Duration.ofSeconds(1)

@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.BoundedMap
 import dev.danki.operator.kube.Caches
@@ -32,10 +33,48 @@ class RunRecorder(
     private val metrics: WarmupMetrics,
     private val caches: Caches,
 ) {
+    private val json = ObjectMapper()
     private val finals: MutableMap<String, FinalResult> = Collections.synchronizedMap(BoundedMap(MAX_REMEMBERED))
 
     /** The final phase this process recorded for a run, ahead of the informer cache. */
-    fun finalPhase(runKey: String): String? = finals[runKey]?.status?.phase
+    fun finalPhase(runKey: String): String? = finalStatus(runKey)?.phase
+
+    /** The final status this process recorded for a run, ahead of the informer cache. */
+    fun finalStatus(runKey: String): WarmupRunStatus? = finals[runKey]?.status
+
+    /** A failed run is tried again: its final result is forgotten, and the pod's Events say why. */
+    fun retrying(
+        pod: Pod,
+        runKey: String,
+        cause: String,
+    ) {
+        finals.remove(runKey)
+        events.normal(pod, Keys.EventReasons.WARMUP_RETRIED, "warming again: $cause")
+    }
+
+    /**
+     * Records a run whose warm-up was cancelled and will never end on its own (its pod's containers
+     * restarted, or warm-up was disabled), so no record stays Pending or Running for good.
+     */
+    fun cancelled(
+        pod: Pod,
+        run: WarmupRun,
+        reason: String,
+        why: String,
+    ) {
+        val now = Instant.now()
+        // a copy: the cached object belongs to the informer
+        val status =
+            json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java).apply {
+                phase = WarmupRun.PHASE_CANCELLED
+                completionTime = RunStatuses.precise(now)
+                duration = durationOf(startTime, now)
+                this.reason = reason
+                message = Messages.cut(why)
+                conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
+            }
+        runs.writeStatus(pod.metadata.namespace, run.metadata.name, status)
+    }
 
     fun succeeded(
         ref: RunRef,

@@ -28,6 +28,8 @@ data class PodFacts(
     val targetRefused: Boolean = false,
     /** ContainersReady plus the timeout lies in the past. */
     val deadlinePassed: Boolean,
+    /** The run failed and is to be tried again now (see RunRetry): decided as if it had no result yet. */
+    val retryAsked: Boolean = false,
 )
 
 /** The one thing to do for a pod; every path for a gated pod ends in one of these. */
@@ -75,6 +77,7 @@ enum class GateDecision {
                 when {
                     !hasGate || deleting -> IGNORE
                     !wanted -> if (gateTrue == true) DONE else RELEASE
+                    retryAsked -> decideOpen(facts)
                     gateTrue == true -> if (runPhase == null && olderRunExists) RESET_AFTER_RESTART else DONE
                     runPhase in TERMINAL -> PUBLISH_RESULT
                     else -> decideOpen(facts)

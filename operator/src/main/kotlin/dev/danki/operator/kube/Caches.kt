@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
 import io.fabric8.kubernetes.client.dsl.MixedOperation
 import io.fabric8.kubernetes.client.dsl.Resource
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
@@ -13,8 +14,12 @@ import java.util.function.Function
 
 /** One informer per watched namespace (or one for all namespaces), read as a single cache. */
 class Cache<T : HasMetadata>(
+    /** What the cache holds, for messages: "WarmupRuns". */
+    private val what: String,
     private val informers: List<SharedIndexInformer<T>>,
 ) {
+    @Volatile private var failure: Throwable? = null
+
     fun get(
         namespace: String,
         name: String,
@@ -38,10 +43,28 @@ class Cache<T : HasMetadata>(
     @Suppress("SpreadOperator") // a one-time copy of a handful of futures
     fun start(): CompletableFuture<Void> {
         val started = informers.map { it.start().toCompletableFuture() }
+        // fabric8 stops an informer whose first list fails (and one whose watch gives up): it then
+        // serves a stale or empty cache for good, so that is remembered for the health check
+        informers.forEach { informer ->
+            informer.stopped().whenComplete { _, error -> if (error != null) failure = error }
+        }
         return CompletableFuture.allOf(*started.toTypedArray())
     }
 
+    /** Why this cache stopped following the API server, or null while it does. */
+    fun problem(): String? =
+        failure?.let { error ->
+            val api = generateSequence(error) { it.cause }.filterIsInstance<KubernetesClientException>().firstOrNull()
+            val missing = api?.code == NOT_FOUND
+            val hint = if (missing) " (is the resource's CRD installed?)" else ""
+            "$what informer stopped: ${error.message?.let(Messages::quote) ?: error.javaClass.simpleName}$hint"
+        }
+
     fun stop() = informers.forEach { it.stop() }
+
+    private companion object {
+        const val NOT_FOUND = 404
+    }
 }
 
 /**
@@ -52,9 +75,11 @@ class Caches(
     client: KubernetesClient,
     namespaces: List<String>,
 ) {
-    val deployments: Cache<Deployment> = cacheOf(namespaces) { ns -> scoped(client.apps().deployments(), ns) }
-    val pods: Cache<Pod> = cacheOf(namespaces) { ns -> scoped(client.pods(), ns) }
-    val runs: Cache<WarmupRun> = cacheOf(namespaces) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
+    val deployments: Cache<Deployment> =
+        cacheOf("Deployments", namespaces) { ns -> scoped(client.apps().deployments(), ns) }
+    val pods: Cache<Pod> = cacheOf("Pods", namespaces) { ns -> scoped(client.pods(), ns) }
+    val runs: Cache<WarmupRun> =
+        cacheOf("WarmupRuns", namespaces) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
 
     init {
         pods.addIndex(BY_DEPLOYMENT) { pod ->
@@ -76,6 +101,9 @@ class Caches(
     }
 
     fun hasSynced() = deployments.hasSynced() && pods.hasSynced() && runs.hasSynced()
+
+    /** Why a cache no longer follows the API server (see [Cache.problem]), or null. */
+    fun problem(): String? = listOfNotNull(deployments.problem(), pods.problem(), runs.problem()).firstOrNull()
 
     fun podsOf(
         namespace: String,
@@ -100,11 +128,12 @@ class Caches(
         ) = if (namespace == null) op.inAnyNamespace() else op.inNamespace(namespace)
 
         private fun <T : HasMetadata> cacheOf(
+            what: String,
             namespaces: List<String>,
             scope: (String?) -> io.fabric8.kubernetes.client.dsl.Informable<T>,
         ): Cache<T> {
             val targets: List<String?> = namespaces.ifEmpty { listOf(null) }
-            return Cache(targets.map { scope(it).runnableInformer(RESYNC_MILLIS) })
+            return Cache(what, targets.map { scope(it).runnableInformer(RESYNC_MILLIS) })
         }
     }
 }

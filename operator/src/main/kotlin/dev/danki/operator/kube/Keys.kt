@@ -44,6 +44,12 @@ object Keys {
         const val FAILURE_POLICY = "${PREFIX}failure-policy"
         const val HEADERS = "${PREFIX}headers"
 
+        /**
+         * Pod annotation: a new value asks for a new warm-up of a pod whose warm-up failed
+         * (`kubectl annotate pod <pod> danki.dev/rewarm=$(date +%s) --overwrite`).
+         */
+        const val REWARM = "${PREFIX}rewarm"
+
         /** The value of [WARMUP] that opts a Deployment in. */
         const val ENABLED = "enabled"
 
@@ -58,6 +64,7 @@ object Keys {
         const val WARMUP_FAILED_OPEN = "WarmupFailedOpen"
         const val WARMUP_FAILED = "WarmupFailed"
         const val CONTAINER_RESTARTED = "ContainerRestarted"
+        const val REWARMING = "Rewarming"
     }
 
     /** Event reasons (pod and Deployment). */
@@ -66,6 +73,7 @@ object Keys {
         const val WARMED_UP = "WarmedUp"
         const val WARMUP_FAILED = "WarmupFailed"
         const val INVALID_CONFIG = "InvalidWarmupConfig"
+        const val WARMUP_RETRIED = "WarmupRetried"
     }
 
     /** WarmupRun condition types and reasons. */
@@ -77,6 +85,16 @@ object Keys {
         const val REASON_K6_FAILED = "K6Failed"
         const val REASON_TOO_MANY_ERRORS = "TooManyErrors"
         const val REASON_TARGET_REFUSED = "TargetRefused"
+
+        /** The warm-up waited for a slot until its deadline: danki's side, so a held pod is tried again. */
+        const val REASON_QUEUE_TIMEOUT = "QueueTimeout"
+
+        /** k6 (or its runner pod) could not be started at all: danki's side, so a held pod is tried again. */
+        const val REASON_K6_NOT_STARTED = "K6NotStarted"
+
+        /** A cancelled run: the pod's containers restarted (a newer run took over) or warm-up was disabled. */
+        const val REASON_CONTAINER_RESTARTED = "ContainerRestarted"
+        const val REASON_WARMUP_DISABLED = "WarmupDisabled"
     }
 
     /** Labels and annotations of the runner pods that run custom flows, and of their NetworkPolicies. */

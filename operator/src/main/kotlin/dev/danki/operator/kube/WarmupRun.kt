@@ -50,6 +50,9 @@ class WarmupRun :
         const val PHASE_RUNNING = "Running"
         const val PHASE_SUCCEEDED = "Succeeded"
         const val PHASE_FAILED = "Failed"
+
+        /** Ended without a result: the pod's containers restarted (a newer run took over) or warm-up was disabled. */
+        const val PHASE_CANCELLED = "Cancelled"
     }
 }
 
@@ -141,7 +144,7 @@ class StopEvidence {
 /** Where the run is and what it measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 class WarmupRunStatus {
-    @JsonPropertyDescription("Pending, Running, Succeeded or Failed.")
+    @JsonPropertyDescription("Pending, Running, Succeeded, Failed or Cancelled.")
     var phase: String? = null
     var podName: String? = null
     var podIP: String? = null
@@ -180,6 +183,26 @@ class WarmupRunStatus {
 
     @JsonPropertyDescription("Milliseconds from starting the k6 process to its first request (part of reactionMillis).")
     var k6StartupMillis: Long? = null
+
+    @JsonPropertyDescription(
+        "Times this run was tried again after a failure: a danki.dev/rewarm request, changed warm-up " +
+            "annotations, or a failure on danki's side (QueueTimeout, K6NotStarted) of a pod held closed.",
+    )
+    var retries: Int? = null
+
+    @JsonPropertyDescription("Why the run was last tried again.")
+    var retryCause: String? = null
+
+    @JsonPropertyDescription("When the run was last tried again; its timeout counts from here.")
+    var retryTime: String? = null
+
+    @JsonPropertyDescription("The pod's danki.dev/rewarm value this run has answered; a new value asks for a new try.")
+    var rewarm: String? = null
+
+    @JsonPropertyDescription(
+        "Digest of the Deployment's danki.dev annotations the run used; a change retries a closed failure.",
+    )
+    var configDigest: String? = null
     var reason: String? = null
     var message: String? = null
     var conditions: List<Condition>? = null

@@ -7,20 +7,26 @@ import java.net.InetSocketAddress
 import java.util.concurrent.Executors
 
 /**
- * The operator's one HTTP port: `/metrics` (Prometheus text), `/healthz` (the process answers) and
- * `/readyz` (the informer caches have synced, so this replica can take over as leader at once).
+ * The operator's one HTTP port: `/metrics` (Prometheus text), `/healthz` (the process can do its work:
+ * no [problem] such as an informer that stopped or a worker that ended, which only a restart mends)
+ * and `/readyz` (that, and the informer caches have synced, so this replica can take over as leader
+ * at once). Both say what is wrong in the body.
  */
 class HttpEndpoints(
     port: Int,
     metrics: WarmupMetrics,
+    private val problem: () -> String? = { null },
     private val ready: () -> Boolean,
 ) {
     private val server: HttpServer =
         HttpServer.create(InetSocketAddress(port), BACKLOG).apply {
             createContext("/metrics", MetricsHandler(metrics.registry))
-            createContext("/healthz") { answer(it, OK, "ok\n") }
-            createContext("/readyz") {
-                if (ready()) answer(it, OK, "ok\n") else answer(it, UNAVAILABLE, "caches not synced\n")
+            createContext("/healthz") { exchange ->
+                problem()?.let { answer(exchange, UNAVAILABLE, "$it\n") } ?: answer(exchange, OK, "ok\n")
+            }
+            createContext("/readyz") { exchange ->
+                val why = problem() ?: "caches not synced".takeUnless { ready() }
+                why?.let { answer(exchange, UNAVAILABLE, "$it\n") } ?: answer(exchange, OK, "ok\n")
             }
             createContext("/") { answer(it, NOT_FOUND, "not found\n") }
             executor = Executors.newFixedThreadPool(THREADS) { r -> Thread(r, "http").apply { isDaemon = true } }

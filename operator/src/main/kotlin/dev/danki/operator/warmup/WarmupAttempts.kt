@@ -50,7 +50,7 @@ class WarmupAttempts(
         listener: AttemptListener,
     ): AttemptsResult {
         if (clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)) {
-            return AttemptsResult(K6Outcome.Failed(TIMEOUT, NO_TIME_LEFT), 0)
+            return AttemptsResult(K6Outcome.Failed(Keys.RunConditions.REASON_QUEUE_TIMEOUT, NO_TIME_LEFT), 0)
         }
         var attempt = 0
         var first = 0L
@@ -114,7 +114,7 @@ class WarmupAttempts(
                 runner.start(request)
             } catch (e: IOException) {
                 listener.attemptStarted(attempt)
-                return K6Outcome.Failed(Keys.RunConditions.REASON_K6_FAILED, "k6 could not start: ${e.message}")
+                return K6Outcome.Failed(Keys.RunConditions.REASON_K6_NOT_STARTED, "k6 could not start: ${e.message}")
             }
         task.process = process
         if (task.cancelled) process.cancel()

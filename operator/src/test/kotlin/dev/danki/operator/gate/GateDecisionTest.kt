@@ -43,7 +43,7 @@ class GateDecisionTest {
         ) = Arguments.of(case, facts, expected)
 
         @JvmStatic
-        fun table() = gateAndOptOutRows() + runRows()
+        fun table() = gateAndOptOutRows() + runRows() + retryRows()
 
         private fun gateAndOptOutRows() =
             listOf(
@@ -80,6 +80,45 @@ class GateDecisionTest {
                 row(
                     "reset pod starts a new run",
                     ready.copy(gateTrue = false, olderRunExists = true),
+                    GateDecision.START,
+                ),
+            )
+
+        private fun retryRows() =
+            listOf(
+                row(
+                    "a failed run asked to retry starts again",
+                    ready.copy(runPhase = "Failed", gateTrue = false, retryAsked = true),
+                    GateDecision.START,
+                ),
+                row(
+                    "a released (open) failed run asked to retry starts again despite its True gate",
+                    ready.copy(runPhase = "Failed", gateTrue = true, retryAsked = true),
+                    GateDecision.START,
+                ),
+                row(
+                    "a retry already queued here is in progress (the cache may still show Failed)",
+                    ready.copy(runPhase = "Failed", gateTrue = false, retryAsked = true, queuedHere = true),
+                    GateDecision.IN_PROGRESS,
+                ),
+                row(
+                    "a retry of a config that is still invalid fails again, with the new problems",
+                    ready.copy(runPhase = "Failed", gateTrue = false, retryAsked = true, invalidConfig = true),
+                    GateDecision.FAIL_INVALID_CONFIG,
+                ),
+                row(
+                    "a retry waits for the containers like a first run",
+                    ready.copy(runPhase = "Failed", retryAsked = true, containersReady = false),
+                    GateDecision.WAIT,
+                ),
+                row(
+                    "an opted-out pod is released, not retried",
+                    ready.copy(runPhase = "Failed", retryAsked = true, wanted = false),
+                    GateDecision.RELEASE,
+                ),
+                row(
+                    "a cancelled run of a pod whose gate is not True starts again",
+                    ready.copy(runPhase = "Cancelled", gateTrue = false),
                     GateDecision.START,
                 ),
             )

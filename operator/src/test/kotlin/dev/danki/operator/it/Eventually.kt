@@ -22,3 +22,18 @@ fun <T> eventually(
 }
 
 private const val POLL_MILLIS = 200L
+
+/**
+ * Checks [check] again and again for [period]: the first failure fails at once. For "nothing happens"
+ * claims, which only mean something once the operator is known to have looked (see its callers).
+ */
+fun continually(
+    period: Duration,
+    check: () -> Unit,
+) {
+    val end = System.nanoTime() + period.toNanos()
+    while (System.nanoTime() < end) {
+        check()
+        Thread.sleep(POLL_MILLIS)
+    }
+}

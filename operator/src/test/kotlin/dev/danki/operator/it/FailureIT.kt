@@ -53,7 +53,7 @@ class FailureIT {
         eventually(Duration.ofSeconds(30)) {
             val status = space.run("nok6-abc123-x1")!!.status
             status.phase shouldBe WarmupRun.PHASE_FAILED
-            status.reason shouldBe Keys.RunConditions.REASON_K6_FAILED
+            status.reason shouldBe Keys.RunConditions.REASON_K6_NOT_STARTED
             status.message shouldContain "k6 could not start"
             status.message shouldContain "no-such-k6"
             (status.attempts!! > 1) shouldBe true

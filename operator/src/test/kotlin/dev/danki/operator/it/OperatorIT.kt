@@ -107,7 +107,13 @@ class OperatorIT {
         // no pod IP yet: the pod waits gated, with no decision yet
         space.client.resource(Fixtures.gatedPod(space.ns, "leave", "leave-abc123-x1", 8080)).create()
         eventually(Duration.ofSeconds(20)) { gates("leave") shouldContain Keys.GATE_CONDITION }
-        space.gate("leave-abc123-x1") shouldBe null
+        // only once the operator has the pod (and so has queued it) does "no decision" mean anything
+        eventually(Duration.ofSeconds(20)) {
+            operator.caches.pods
+                .get(space.ns, "leave-abc123-x1")
+                .shouldNotBeNull()
+        }
+        continually(Duration.ofSeconds(2)) { space.gate("leave-abc123-x1") shouldBe null }
         space.editDeployment("leave") { d -> d.metadata.annotations[Annotations.WARMUP] = "disabled" }
         eventually(Duration.ofSeconds(20)) {
             val condition = space.gate("leave-abc123-x1").shouldNotBeNull()

@@ -74,7 +74,7 @@ class QueueIT {
         eventually(Duration.ofSeconds(20)) {
             val status = space.run("late-abc123-x1")!!.status
             status.phase shouldBe WarmupRun.PHASE_FAILED
-            status.reason shouldBe Keys.RunConditions.REASON_TIMEOUT
+            status.reason shouldBe Keys.RunConditions.REASON_QUEUE_TIMEOUT
             status.message shouldContain "k6 never started"
             status.attempts shouldBe 0
         }

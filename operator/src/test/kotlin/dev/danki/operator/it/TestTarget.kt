@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger
  * [jitBusyRequests] requests, then none, as a JIT that has compiled what the traffic runs.
  */
 class TestTarget(
-    private val status: Int = 200,
+    /** The answer's status; a test may change it while the target runs (a pod that recovers). */
+    @Volatile var status: Int = 200,
     private val hang: Boolean = false,
     private val jitBusyRequests: Int = 0,
     /** Answers every request with 307 to this URL instead (a pod trying to send the warm-up elsewhere). */

@@ -133,7 +133,7 @@ class WarmupAttemptsTest {
     fun `a k6 that cannot start is a failed attempt with its cause, retried like any other`() {
         val result = attempts(File(dir, "no-such-k6").path)
         val failure = result.outcome.shouldBeInstanceOf<K6Outcome.Failed>()
-        failure.reason shouldBe Keys.RunConditions.REASON_K6_FAILED
+        failure.reason shouldBe Keys.RunConditions.REASON_K6_NOT_STARTED
         failure.message shouldContain "k6 could not start"
         failure.message shouldContain "no-such-k6"
         failure.message shouldContain "gave up after 3 attempts"
@@ -162,7 +162,7 @@ class WarmupAttemptsTest {
     fun `a warm-up that waited in the queue until too little time was left fails without starting k6`() {
         val result = attempts(fakeK6("summary-converged.json"), deadlineIn = Duration.ofSeconds(3))
         val failure = result.outcome.shouldBeInstanceOf<K6Outcome.Failed>()
-        failure.reason shouldBe Keys.RunConditions.REASON_TIMEOUT
+        failure.reason shouldBe Keys.RunConditions.REASON_QUEUE_TIMEOUT
         failure.message shouldContain "k6 not started"
         result.attempts shouldBe 0
         runs() shouldBe 0
