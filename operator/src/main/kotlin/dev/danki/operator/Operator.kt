@@ -69,7 +69,16 @@ class Operator(
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         val template = TemplateGate(client)
         deployments = DeploymentReconciler(caches, template, events, metrics, parser, controller::enqueuePod)
-        pods = PodReconciler(config, caches, parser, recorder, pool, RunActions(runs, gate, recorder, pool, job))
+        val actions = RunActions(runs, gate, recorder, pool, job)
+        pods =
+            PodReconciler(config, caches, parser, recorder, pool, actions) { namespace, name ->
+                client
+                    .apps()
+                    .deployments()
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get()
+            }
     }
 
     /** Serves HTTP and fills the caches. */

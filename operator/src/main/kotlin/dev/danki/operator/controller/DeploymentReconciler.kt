@@ -6,12 +6,14 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.PlanParser
+import dev.danki.operator.warmup.UnknownAnnotations
 import dev.danki.operator.warmup.WarmupSwitch
 import org.slf4j.LoggerFactory
 
 /**
  * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
- * on, or off again), reports invalid annotations once as a Warning Event, and hands its pods to the
+ * on, or off again), reports invalid annotations once as a Warning Event (and danki annotations it
+ * would ignore: unknown keys, keys on the pod template), and hands its pods to the
  * pod reconciler so they follow (released on opt-out, failed on bad config).
  */
 class DeploymentReconciler(
@@ -41,6 +43,16 @@ class DeploymentReconciler(
                 events.warningOnce(deployment, Keys.EventReasons.INVALID_CONFIG, problems.joinToString("; "))
             }
         }
+        UnknownAnnotations
+            .of(
+                annotations,
+                deployment.spec
+                    ?.template
+                    ?.metadata
+                    ?.annotations,
+            ).forEach {
+                events.warningOnce(deployment, Keys.EventReasons.UNKNOWN_ANNOTATION, it)
+            }
         if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name)
         val change = template.changeFor(deployment, switch)
         if (change != TemplateGate.Change.NONE) {

@@ -35,8 +35,11 @@ class PodReconciler(
     private val recorder: RunRecorder,
     private val pool: WarmupPools,
     private val actions: RunActions,
+    /** The Deployment as the API server has it now, read past the cache (null: gone). */
+    private val deploymentNow: (namespace: String, name: String) -> Deployment?,
 ) {
     private val log = LoggerFactory.getLogger(PodReconciler::class.java)
+    private val optOut = OptOutRelease(actions, deploymentNow) { wanted(it) }
 
     /** When this process first saw each pod's containers ready: the start of the reaction time. */
     private val readySeen = ConcurrentHashMap<String, Instant>()
@@ -73,6 +76,7 @@ class PodReconciler(
 
     private fun forget(podKey: String): Duration? {
         pool.cancelPod(podKey)
+        optOut.forget(podKey)
         readySeen.keys.removeIf { it.startsWith("$podKey/") }
         return null
     }
@@ -142,6 +146,8 @@ class PodReconciler(
         // a run of an earlier restart count has nothing left to do, and its record says so
         pool.cancelPod(ctx.podKey, keep = ctx.runKey)
         if (decision != GateDecision.IGNORE) supersedeOlderRuns(ctx)
+        // "off" must hold in a row: any other decision means the Deployment said "on" meanwhile
+        if (decision != GateDecision.RELEASE) optOut.forget(ctx.podKey)
         return when (decision) {
             GateDecision.IN_PROGRESS -> {
                 RunActions.untilDeadline(ctx.deadline)
@@ -153,6 +159,10 @@ class PodReconciler(
 
             GateDecision.START -> {
                 actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+            }
+
+            GateDecision.RELEASE -> {
+                optOut.release(ctx)
             }
 
             // a failed run that will be tried later (a failure on danki's side): look again then
@@ -182,13 +192,20 @@ class PodReconciler(
         ctx: RunContext,
     ) = when (decision) {
         GateDecision.IGNORE -> pool.cancelPod(ctx.podKey)
+
         GateDecision.DONE -> recorder.syncRecord(ctx.pod, ctx.runName, ctx.cachedRun)
-        GateDecision.RELEASE -> actions.release(ctx)
+
         GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
+
         GateDecision.PUBLISH_RESULT -> recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
+
         GateDecision.FAIL_INVALID_CONFIG -> failInvalid(ctx)
+
         GateDecision.FAIL_TARGET_REFUSED -> failRefused(ctx)
-        GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START -> Unit
+
+        GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
+        GateDecision.RELEASE,
+        -> Unit
     }
 
     private fun failRefused(ctx: RunContext) =

@@ -50,6 +50,28 @@ object Keys {
          */
         const val REWARM = "${PREFIX}rewarm"
 
+        /** Every annotation danki reads on a Deployment; any other `danki.dev/` key there is named as unknown. */
+        val ON_DEPLOYMENT: Set<String> =
+            setOf(
+                WARMUP,
+                PORT,
+                PATHS,
+                RATE,
+                REQUESTS,
+                WARMUP_RATE,
+                WARMUP_CONCURRENCY,
+                MIN_WARMUP_REQUESTS,
+                MAX_WARMUP_REQUESTS,
+                JIT_METRICS,
+                ACCEPT_REDIRECTS,
+                SCRIPT,
+                SCRIPT_SECRET,
+                TARGET_P95,
+                TIMEOUT,
+                FAILURE_POLICY,
+                HEADERS,
+            )
+
         /** The value of [WARMUP] that opts a Deployment in. */
         const val ENABLED = "enabled"
 
@@ -74,6 +96,7 @@ object Keys {
         const val WARMUP_FAILED = "WarmupFailed"
         const val INVALID_CONFIG = "InvalidWarmupConfig"
         const val WARMUP_RETRIED = "WarmupRetried"
+        const val UNKNOWN_ANNOTATION = "UnknownWarmupAnnotation"
     }
 
     /** WarmupRun condition types and reasons. */

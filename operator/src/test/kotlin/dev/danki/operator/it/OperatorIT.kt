@@ -150,4 +150,53 @@ class OperatorIT {
         }
         space.deployment("typo")!!.metadata.resourceVersion shouldBe created.metadata.resourceVersion
     }
+
+    @Test
+    fun `a misspelt danki key is named in a Warning with the key it resembles`() {
+        val annotations = mapOf("danki.dev/warmpu" to "enabled", "danki.dev/timout" to "2m")
+        space.create(Fixtures.deployment(space.ns, "misspelt", annotations))
+        eventually(Duration.ofSeconds(20)) {
+            val messages =
+                space.events("misspelt").filter { it.reason == Keys.EventReasons.UNKNOWN_ANNOTATION }.map { it.message }
+            messages.toSet() shouldBe
+                setOf(
+                    "unknown annotation danki.dev/timout; did you mean danki.dev/timeout?",
+                    "unknown annotation danki.dev/warmpu; did you mean danki.dev/warmup?",
+                )
+            space
+                .events(
+                    "misspelt",
+                ).single { it.reason == Keys.EventReasons.UNKNOWN_ANNOTATION && it.message.contains("warmpu") }
+                .type shouldBe
+                "Warning"
+        }
+    }
+
+    @Test
+    fun `toggling warm-up off and on ten times in ten seconds, ending on, leaves the pod gated for its warm-up`() {
+        val annotations = mapOf(Annotations.WARMUP to "enabled", Annotations.TIMEOUT to "10m")
+        space.create(Fixtures.deployment(space.ns, "toggle", annotations))
+        // no pod IP: the pod waits gated, so only a release could decide it during the toggles
+        space.client.resource(Fixtures.gatedPod(space.ns, "toggle", "toggle-abc123-x1", 8080)).create()
+        eventually(Duration.ofSeconds(20)) {
+            operator.caches.pods
+                .get(space.ns, "toggle-abc123-x1")
+                .shouldNotBeNull()
+        }
+        repeat(TOGGLES) { i ->
+            val value = if (i % 2 == 0) "disabled" else "enabled"
+            // the operator writes the template meanwhile: a conflict is retried, as kubectl would
+            eventually(Duration.ofSeconds(5)) {
+                space.editDeployment("toggle") { d -> d.metadata.annotations[Annotations.WARMUP] = value }
+            }
+            Thread.sleep(TOGGLE_MILLIS)
+        }
+        space.deployment("toggle")!!.metadata.annotations[Annotations.WARMUP] shouldBe "enabled"
+        continually(Duration.ofSeconds(4)) { space.gate("toggle-abc123-x1") shouldBe null }
+    }
+
+    private companion object {
+        const val TOGGLES = 10
+        const val TOGGLE_MILLIS = 1_000L
+    }
 }
