@@ -154,24 +154,31 @@ class Probe:
         with open("/proc/loadavg") as f:
             load1 = float(f.read().split()[0])
         total, busy = machine_ticks()
-        cpu_by_pid = {p: (f["start"], f["cpu"], self._is_ours(f)) for p, f in table.items()}
+        cpu_by_pid = {p: (f["start"], f["cpu"], self._tree(f)) for p, f in table.items()}
         # more than one API server: another local cluster (another engineer's) shares the machine
         apiservers = sum(1 for f in table.values() if (f["exe"] or "").endswith("/kube-apiserver"))
         out = {"load1": load1, "apiservers": apiservers}
         if self.previous:
             t0, total0, busy0, cpu0 = self.previous
             span = total - total0
-            other = 0
-            for pid, (start, cpu, ours) in cpu_by_pid.items():
-                if ours:
+            other, by_tree = 0, {}
+            for pid, (start, cpu, tree) in cpu_by_pid.items():
+                if tree == "ours":
                     continue
                 before = cpu0.get(pid)
-                other += cpu - before[1] if before and before[0] == start else cpu
+                spent = cpu - before[1] if before and before[0] == start else cpu
+                other += spent
+                by_tree[tree] = by_tree.get(tree, 0) + spent
             out["busy_share"] = (busy - busy0) / span if span else None
             out["other_share"] = min(other / span, 1.0) if span else None
+            out["other_by_tree"] = {k: round(v / span, 3) for k, v in by_tree.items() if span and v / span >= 0.01}
         self.previous = (t, total, busy, cpu_by_pid)
         return out
 
-    def _is_ours(self, facts):
-        cwd = facts.get("cwd") or ""
-        return cwd == self.repo or cwd.startswith(self.repo + os.sep)
+    def _tree(self, facts):
+        """"ours" for a process working in this work tree, else the top two folders of its working
+        directory (another work tree, say), "/" for kernel threads and system services."""
+        cwd = facts.get("cwd") or "/"
+        if cwd == self.repo or cwd.startswith(self.repo + os.sep):
+            return "ours"
+        return "/" + "/".join(cwd.strip("/").split("/")[:2])

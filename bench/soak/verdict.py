@@ -163,6 +163,11 @@ def setup_lines(data):
                     f"| {o['removed_undecided']} | {o['undecided']} | "
                     + (f"{statistics.median(times):.0f} / {max(times):.0f}" if times else "–") + " |")
     ann = "; ".join(f"`{k}: {v}`" for k, v in s["sample_annotations"].items())
+    cpu = [x["cpu_s"] for x in data["samples"] if x.get("cpu_s") is not None]
+    decided = sum(1 for p in pods if p["decision"])
+    cost = (f"- The operator's own CPU over the run: {cpu[-1] - cpu[0]:.0f} s for {decided} decided pods "
+            f"({(cpu[-1] - cpu[0]) / decided:.2f} s each; k6's CPU is its children's, not counted here)."
+            if cpu and decided else "")
     return [
         f"- {len(data['cycles'])} cycles of {s['cycle_s']:g} s: each sets every Deployment's replicas from a random "
         f"generator seeded {s['seed']} (sample Deployments 0-2, failing ones 0-1), then the quiet tail: all at 0 "
@@ -173,7 +178,7 @@ def setup_lines(data):
         f"- The operator: the chart on local-cluster instance {s['cluster_instance']} (one replica, leader election "
         f"on, the chart's concurrency and node concurrency), `JAVA_TOOL_OPTIONS={s['operator_java_options']}` "
         "(the heap the image gives the chart's 2Gi limit; the local cluster enforces no limit).",
-        "", *rows,
+        cost, "", *rows,
     ]
 
 
@@ -184,11 +189,17 @@ def sharing(data):
     busy = [s["busy_share"] * 100 for s in samples if s.get("busy_share") is not None]
     apiservers = max((s.get("apiservers") or 0) for s in samples)
     shared = apiservers > 1 or (other and statistics.mean(other) > 5)
+    trees = {}
+    for s in samples:
+        for tree, share in (s.get("other_by_tree") or {}).items():
+            trees[tree] = trees.get(tree, 0) + share * 100
+    top = sorted(trees.items(), key=lambda kv: -kv[1])[:4]
+    who = "; by working directory: " + ", ".join(f"{t} {v / len(samples):.0f} %" for t, v in top) if top else ""
     return (f"**{'Yes' if shared else 'No'}.** Load average (1 min) {min(load):.1f} to {max(load):.1f}, mean "
             f"{statistics.mean(load):.1f}, on {data['machine']['cores']} cores; the machine was "
             f"{statistics.mean(busy) if busy else 0:.0f} % busy on average, and processes outside this work tree "
             f"(other engineers' clusters and builds, the system) took {statistics.mean(other) if other else 0:.0f} % of "
-            f"its CPU on average (max {max(other) if other else 0:.0f} %); up to {apiservers} kube-apiserver processes "
+            f"its CPU on average (max {max(other) if other else 0:.0f} %{who}); up to {apiservers} kube-apiserver process(es) "
             "ran at once (this soak's is one). Timings above are upper bounds; the memory and count series do not "
             "depend on it.")
 
