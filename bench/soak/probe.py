@@ -7,6 +7,7 @@ straight from /proc. One `Probe.sample()` is one JSON-ready dict.
 
 import os
 import re
+import subprocess
 import time
 import urllib.request
 
@@ -60,6 +61,21 @@ def jvm_and_danki(metrics):
         "runs_failed_open": metric_sum(metrics, "danki_warmup_runs_total", result="failed_open") or 0.0,
         "runs_failed_closed": metric_sum(metrics, "danki_warmup_runs_total", result="failed_closed") or 0.0,
     }
+
+
+def class_histogram(text, top=25):
+    """`jcmd PID GC.class_histogram` -> live bytes and instances (its Total line) and the TOP classes by bytes."""
+    classes, total = [], None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].endswith(":") and parts[0][:-1].isdigit():
+            classes.append([parts[3], int(parts[1]), int(parts[2])])
+        elif len(parts) == 3 and parts[0] == "Total":
+            total = (int(parts[1]), int(parts[2]))
+    if total is None:
+        raise ValueError("no Total line in the class histogram")
+    classes.sort(key=lambda c: -c[2])
+    return {"live_instances": total[0], "live_bytes": total[1], "top_classes": classes[:top]}
 
 
 def read_proc(pid):
@@ -134,6 +150,16 @@ class Probe:
         s.update(self._metrics())
         s.update(self._machine(t, table))
         return s
+
+    def live_set(self):
+        """A full GC, then the heap's live objects by class (`jcmd GC.class_histogram`): the one heap figure
+        that young collections piling garbage into the old generation cannot inflate."""
+        try:
+            result = subprocess.run(["jcmd", str(self.pid), "GC.class_histogram"], capture_output=True, text=True,
+                                    timeout=60)
+            return class_histogram(result.stdout)
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            return {"live_error": f"{type(e).__name__}: {e}"[:300]}
 
     def _fds(self):
         try:

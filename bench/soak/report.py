@@ -14,6 +14,7 @@ import verdict as rules
 MIB = 1048576.0
 SERIES = (  # key, label, scale, decimals
     ("rss_bytes", "RSS (MiB)", MIB, 0),
+    ("live_bytes", "live heap after full GC (MiB)", MIB, 1),
     ("heap_used_bytes", "heap used (MiB)", MIB, 0),
     ("heap_after_gc_bytes", "heap after GC (MiB)", MIB, 1),
     ("old_gen_used_bytes", "old gen used (MiB)", MIB, 1),
@@ -26,7 +27,7 @@ SERIES = (  # key, label, scale, decimals
     ("load1", "load average (1 min)", 1, 1),
     ("other_share", "CPU share of others (%)", 0.01, 0),
 )
-CHARTS = ("rss_bytes", "heap_after_gc_bytes", "heap_used_bytes", "fds", "threads", "k6")
+CHARTS = ("rss_bytes", "live_bytes", "heap_used_bytes", "fds", "threads", "k6")
 
 
 def fmt(value, decimals):
@@ -103,6 +104,31 @@ def cycle_table(data, t0):
     return out
 
 
+def class_growth(data, top=10):
+    """Classes whose live bytes grew most from the first histogram after the warm-up to the last one."""
+    first_window, _, span = rules.windows(data)
+    histograms = [s for s in data["samples"] if s.get("top_classes")]
+    start = next((s for s in histograms if s in first_window), None)
+    if not start or len(histograms) < 2:
+        return ["(no class histograms)"]
+    end = histograms[-1]
+    before = {c[0]: c for c in start["top_classes"]}
+    after = {c[0]: c for c in end["top_classes"]}
+    t0 = data["samples"][0]["t"]
+    rows = [f"Live objects by class, from the histogram at {(start['t'] - t0) / 60:.1f} min "
+            f"({start['live_bytes'] / MIB:.1f} MiB, {start['live_instances']:,} objects) to the last one at "
+            f"{(end['t'] - t0) / 60:.1f} min ({end['live_bytes'] / MIB:.1f} MiB, {end['live_instances']:,} objects); "
+            "the classes that grew most among the 25 largest of either:", "",
+            "| class | bytes before | bytes after | change | instances before | instances after |", "|---|---|---|---|---|---|"]
+    names = sorted(set(before) | set(after), key=lambda n: -((after.get(n) or [0, 0, 0])[2] - (before.get(n) or [0, 0, 0])[2]))
+    for name in names[:top]:
+        b, a = before.get(name) or [name, None, None], after.get(name) or [name, None, None]
+        change = (a[2] or 0) - (b[2] or 0)
+        rows.append(f"| `{name}` | {fmt(b[2], 0)} | {fmt(a[2], 0)} | {change:+,} | {fmt(b[1], 0)} | {fmt(a[1], 0)} |")
+    rows += ["", "(– : not among the 25 largest classes of that histogram.)"]
+    return rows
+
+
 def render(data):
     samples = data["samples"]
     t0 = samples[0]["t"]
@@ -129,8 +155,12 @@ def render(data):
         label, scale = next((lab, sc) for k, lab, sc, _ in SERIES if k == key)
         out += [f"{label}:", "", "```", *chart(samples, key, scale, t0), "```", ""]
     out += ["## Per 5 minutes", "", "From /proc (RSS, fds, threads, k6 children of the operator) and the operator's "
-            "/metrics (heap, non-heap, warm-ups); heap after GC is the sum of the heap pools' usage right after their "
-            "last collection (`jvm_memory_pool_collection_used_bytes`).", *window_table(data, t0), ""]
+            "/metrics (heap, non-heap, warm-ups); the live heap from `jcmd PID GC.class_histogram` at every cycle's end "
+            "(a full GC first, so the heap-used figures just after it are low and RSS is that of a heap compacted "
+            "every 90 s). Heap after GC is the sum of the heap pools' usage after their last collection "
+            "(`jvm_memory_pool_collection_used_bytes`): G1 updates the old generation's only on a mixed or full "
+            "collection.", *window_table(data, t0), ""]
+    out += ["## Live heap by class", "", *class_growth(data), ""]
     out += ["## Every cycle", "", "Pods are counted in the cycle in which they were first seen; a decision is "
             "ContainersReady -> the `danki.dev/warmed` condition (API server timestamps, 1 s resolution). "
             "\"Removed undecided\" pods were scaled away before danki decided (their k6 is killed).", "",

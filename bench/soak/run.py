@@ -79,7 +79,7 @@ class Soak:
         for name in list(churn.SAMPLE_DEPLOYMENTS) + list(churn.FAILING):
             operator_pod.wait_gate(churn.NAMESPACE, name)
 
-    def sample(self, cycle, kind):
+    def sample(self, cycle, kind, live=False):
         s = self.probe.sample()
         if not s["alive"]:
             self.restarts.append({"t": s["t"], "old_pid": self.operator["pid"]})
@@ -87,6 +87,8 @@ class Soak:
             self.operator = operator_pod.find()
             self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], K6, REPO)
             s = self.probe.sample()
+        if live:
+            s.update(self.probe.live_set())
         now = self.view.poll(cycle)
         s.update(cycle=cycle, kind=kind, pending=len(self.view.pending()), stuck=self.view.stuck(now),
                  pods=sum(1 for p in self.view.pods.values() if p["gone"] is None))
@@ -97,14 +99,15 @@ class Soak:
         cycles = max(1, math.ceil(MINUTES * 60 / CYCLE_S))
         plan = churn.schedule(SEED, cycles)
         t0 = time.time()
-        self.sample(-1, "baseline")
+        self.sample(-1, "baseline", live=True)
         for i, step in enumerate(plan):
             start = t0 + i * CYCLE_S
             if i:
-                end_sample = self.sample(i - 1, "cycle_end")
+                end_sample = self.sample(i - 1, "cycle_end", live=True)
                 self.cycles[-1]["end"] = end_sample["t"]
                 log(f"cycle {i - 1} end: k6 {end_sample['k6']}, pending {end_sample['pending']}, "
-                    f"in progress {end_sample.get('warmups_in_progress')}, rss {end_sample.get('rss_bytes', 0) >> 20} MiB")
+                    f"in progress {end_sample.get('warmups_in_progress')}, rss {end_sample.get('rss_bytes', 0) >> 20} MiB, "
+                    f"live heap {end_sample.get('live_bytes', 0) / 1048576:.1f} MiB {end_sample.get('live_error', '')}")
             for name, replicas in step.items():
                 scale(churn.NAMESPACE, name, replicas)
             self.cycles.append({"index": i, "start": time.time(), "replicas": step})
@@ -114,7 +117,7 @@ class Soak:
                 self.sample(i, "churn")
                 next_sample += SAMPLE_S
             time.sleep(max(0.0, start + CYCLE_S - time.time()))
-        self.cycles[-1]["end"] = self.sample(len(plan) - 1, "cycle_end")["t"]
+        self.cycles[-1]["end"] = self.sample(len(plan) - 1, "cycle_end", live=True)["t"]
 
     def tail(self):
         """Everything to 0, then quiet: every k6 process and pod should be gone."""
@@ -123,7 +126,7 @@ class Soak:
         end = time.time() + TAIL_S
         while time.time() < end:
             time.sleep(SAMPLE_S)
-            self.sample(len(self.cycles), "tail")
+            self.sample(len(self.cycles), "tail", live=time.time() + SAMPLE_S >= end)
 
     def record(self, started, finished, note):
         return {

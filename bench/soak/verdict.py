@@ -1,8 +1,9 @@
 """The soak's verdict, computed from its samples by one stated rule.
 
 Flat: after a warm-up of the first sixth of the run (at most 5 minutes), the mean of the last window
-(at most 10 minutes) against the mean of the first window after the warm-up: RSS within +10 %, heap
-after GC within +15 % (or +16 MiB, whichever is more: a small live set swings by a few MiB), open fds
+(at most 10 minutes) against the mean of the first window after the warm-up: RSS within +10 %, the
+live heap (after the full GC of `jcmd GC.class_histogram` at every cycle's end) within +15 % (or
++16 MiB, whichever is more: a small live set swings by a few MiB), open fds
 within +10 % (or +5), threads within +10 % (or +3). k6: 0 processes at every quiet point (a cycle's end
 or the tail where the operator reports no warm-up running or queued and no pod awaits a decision), 0
 at the end, never a k6 process of this work tree outside the operator's children, and never more k6
@@ -16,7 +17,7 @@ import statistics
 MIB = 1048576
 MEMORY_RULES = (  # key, label, relative limit, absolute slack, unit scale, unit
     ("rss_bytes", "RSS", 0.10, 0, MIB, "MiB"),
-    (None, "heap after GC", 0.15, 16 * MIB, MIB, "MiB"),
+    (None, "live heap", 0.15, 16 * MIB, MIB, "MiB"),
     ("fds", "open fds", 0.10, 5, 1, ""),
     ("threads", "threads", 0.10, 3, 1, ""),
 )
@@ -41,7 +42,10 @@ def decision_times(pods, decision="warmed"):
 
 
 def heap_key(samples):
-    """heap after GC when the JVM reports it and it moves; else the old generation's use."""
+    """The live heap after a full GC when measured; else heap after the last collection (stale for the old
+    generation until a mixed or full collection), else the old generation's use."""
+    if sum(1 for s in samples if s.get("live_bytes") is not None) >= 3:
+        return "live_bytes"
     after = [s.get("heap_after_gc_bytes") for s in samples]
     known = [a for a in after if a is not None]
     if len(known) >= 0.8 * len(samples) and len(set(known)) > 1:
