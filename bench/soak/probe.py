@@ -14,6 +14,7 @@ import urllib.request
 TICKS = os.sysconf("SC_CLK_TCK")
 METRIC_LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
 LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+THREAD_NUMBER = re.compile(r"(?<![A-Za-z])\d+")
 
 
 def parse_metrics(text):
@@ -78,6 +79,23 @@ def class_histogram(text, top=25):
     return {"live_instances": total[0], "live_bytes": total[1], "top_classes": classes[:top]}
 
 
+def thread_groups(pid):
+    """The JVM's threads by name (/proc task comm, 15 characters), numbers folded: which pool grows."""
+    groups = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/comm") as f:
+                name = THREAD_NUMBER.sub("N", f.read().strip())
+        except OSError:
+            continue
+        groups[name] = groups.get(name, 0) + 1
+    return groups
+
+
 def read_proc(pid):
     """ppid, start time, CPU (user + system, in ticks), threads and RSS (kB) of PID; None when it is gone."""
     try:
@@ -134,6 +152,7 @@ class Probe:
         self.k6 = os.path.realpath(k6_binary)
         self.repo = os.path.realpath(repo)
         self.previous = None
+        self.links = []
 
     def sample(self):
         t = time.time()
@@ -155,11 +174,30 @@ class Probe:
         """A full GC, then the heap's live objects by class (`jcmd GC.class_histogram`): the one heap figure
         that young collections piling garbage into the old generation cannot inflate."""
         try:
+            self._attach_link()
             result = subprocess.run(["jcmd", str(self.pid), "GC.class_histogram"], capture_output=True, text=True,
                                     timeout=60)
-            return class_histogram(result.stdout)
+            return dict(class_histogram(result.stdout), thread_groups=thread_groups(self.pid))
         except (OSError, subprocess.SubprocessError, ValueError) as e:
             return {"live_error": f"{type(e).__name__}: {e}"[:300]}
+
+    def _attach_link(self):
+        """jcmd waits for the JVM's attach socket in its own /tmp, but the JVM makes it in the /tmp it sees:
+        the pod's emptyDir. A link from the host's /tmp to the pod's (made before the first attach, while
+        it dangles) lets jcmd find it; close() removes it."""
+        pod_tmp, host = f"/proc/{self.pid}/root/tmp", f"/tmp/.java_pid{self.pid}"
+        same = os.stat(pod_tmp).st_ino == os.stat("/tmp").st_ino and os.stat(pod_tmp).st_dev == os.stat("/tmp").st_dev
+        if not same and not os.path.lexists(host):
+            os.symlink(f"{pod_tmp}/.java_pid{self.pid}", host)
+            self.links.append(host)
+
+    def close(self):
+        for link in self.links:
+            try:
+                os.unlink(link)
+            except OSError:
+                pass
+        self.links = []
 
     def _fds(self):
         try:

@@ -129,6 +129,27 @@ def class_growth(data, top=10):
     return rows
 
 
+def thread_table(data):
+    """Threads by name at the first idle histogram after the warm-up and at the last one."""
+    first_window, _, _ = rules.windows(data)
+    marked = [s for s in data["samples"] if s.get("thread_groups") and rules.is_idle(s)]
+    start = next((s for s in marked if s in first_window), None)
+    if not start or len(marked) < 2:
+        return ["(no thread names recorded)"]
+    end, t0 = marked[-1], data["samples"][0]["t"]
+    names = sorted(set(start["thread_groups"]) | set(end["thread_groups"]))
+    rows = [f"At idle samples (no k6, no warm-up), {(start['t'] - t0) / 60:.1f} min -> {(end['t'] - t0) / 60:.1f} min; "
+            "names as /proc shows them (15 characters), numbers folded to N; only the names whose count changed:", "",
+            "| thread name | before | after |", "|---|---|---|"]
+    for name in names:
+        a, b = start["thread_groups"].get(name, 0), end["thread_groups"].get(name, 0)
+        if a != b:
+            rows.append(f"| `{name}` | {a} | {b} |")
+    if len(rows) == 4:
+        rows.append("| (none) | | |")
+    return rows
+
+
 def render(data):
     samples = data["samples"]
     t0 = samples[0]["t"]
@@ -161,6 +182,7 @@ def render(data):
             "(`jvm_memory_pool_collection_used_bytes`): G1 updates the old generation's only on a mixed or full "
             "collection.", *window_table(data, t0), ""]
     out += ["## Live heap by class", "", *class_growth(data), ""]
+    out += ["## Threads by name", "", *thread_table(data), ""]
     out += ["## Every cycle", "", "Pods are counted in the cycle in which they were first seen; a decision is "
             "ContainersReady -> the `danki.dev/warmed` condition (API server timestamps, 1 s resolution). "
             "\"Removed undecided\" pods were scaled away before danki decided (their k6 is killed).", "",

@@ -84,6 +84,7 @@ class Soak:
         if not s["alive"]:
             self.restarts.append({"t": s["t"], "old_pid": self.operator["pid"]})
             log(f"operator pid {self.operator['pid']} is gone: looking for its successor")
+            self.probe.close()
             self.operator = operator_pod.find()
             self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], K6, REPO)
             s = self.probe.sample()
@@ -168,6 +169,8 @@ def main():
             with open(RESULTS, "w") as f:
                 f.write(report.render(data))
             log(f"wrote {RESULTS} and {json_path}")
+        if soak.probe:
+            soak.probe.close()
         operator_pod.cleanup(soak.operator, K6, keep=os.environ.get("KEEP") == "1")
         if started_cluster and os.environ.get("KEEP") != "1":
             subprocess.run([MAKE, "-C", REPO, "--no-print-directory", "cluster-down", f"CLUSTER_INSTANCE={INSTANCE}"],

@@ -3,8 +3,9 @@
 Flat: after a warm-up of the first sixth of the run (at most 5 minutes), the mean of the last window
 (at most 10 minutes) against the mean of the first window after the warm-up: RSS within +10 %, the
 live heap (after the full GC of `jcmd GC.class_histogram` at every cycle's end) within +15 % (or
-+16 MiB, whichever is more: a small live set swings by a few MiB), open fds
-within +10 % (or +5), threads within +10 % (or +3). k6: 0 processes at every quiet point (a cycle's end
++16 MiB, whichever is more: a small live set swings by a few MiB), and at idle samples (no k6
+process, no warm-up in progress: each running warm-up holds a few fds and threads of its own) open
+fds within +10 % (or +5) and threads within +10 % (or +3). k6: 0 processes at every quiet point (a cycle's end
 or the tail where the operator reports no warm-up running or queued and no pod awaits a decision), 0
 at the end, never a k6 process of this work tree outside the operator's children, and never more k6
 processes than warm-ups in progress at two samples in a row.
@@ -15,13 +16,16 @@ pod of a failing target was decided by its policy, and no pod was left after the
 import statistics
 
 MIB = 1048576
-MEMORY_RULES = (  # key, label, relative limit, absolute slack, unit scale, unit
-    ("rss_bytes", "RSS", 0.10, 0, MIB, "MiB"),
-    (None, "live heap", 0.15, 16 * MIB, MIB, "MiB"),
-    ("fds", "open fds", 0.10, 5, 1, ""),
-    ("threads", "threads", 0.10, 3, 1, ""),
+MEMORY_RULES = (  # key, label, relative limit, absolute slack, unit scale, unit, idle samples only
+    ("rss_bytes", "RSS", 0.10, 0, MIB, "MiB", False),
+    (None, None, 0.15, 16 * MIB, MIB, "MiB", False),
+    ("fds", "open fds at idle", 0.10, 5, 1, "", True),
+    ("threads", "threads at idle", 0.10, 3, 1, "", True),
 )
+HEAP_LABELS = {"live_bytes": "live heap after full GC", "heap_after_gc_bytes": "heap after GC",
+               "old_gen_used_bytes": "old gen used"}
 EXPECTED = {"open": "failed_open", "closed": "failed_closed"}
+RESULT = {True: "ok", False: "FAIL", None: "not measured"}
 
 
 def outcomes(pods):
@@ -67,18 +71,23 @@ def windows(data):
 def memory_checks(data, first, last):
     checks = []
     heap = heap_key(data["samples"])
-    for key, label, relative, slack, scale, unit in MEMORY_RULES:
-        key = key or heap
-        a, b = [s[key] for s in first if s.get(key) is not None], [s[key] for s in last if s.get(key) is not None]
+    for key, label, relative, slack, scale, unit, idle in MEMORY_RULES:
+        key, label = key or heap, label or HEAP_LABELS[heap]
+        a, b = ([s[key] for s in window if s.get(key) is not None and (not idle or is_idle(s))]
+                for window in (first, last))
         if not a or not b:
             checks.append({"label": label, "key": key, "ok": False, "missing": True})
             continue
         mean_a, mean_b = statistics.mean(a), statistics.mean(b)
         limit = max(mean_a * (1 + relative), mean_a + slack)
-        checks.append({"label": label, "key": key, "first": mean_a / scale, "last": mean_b / scale,
+        checks.append({"label": label, "key": key, "first": mean_a / scale, "last": mean_b / scale, "n": (len(a), len(b)),
                        "change_pct": (mean_b / mean_a - 1) * 100 if mean_a else None,
                        "limit": limit / scale, "unit": unit, "ok": mean_b <= limit})
     return checks
+
+
+def is_idle(sample):
+    return sample.get("k6") == 0 and not sample.get("warmups_in_progress")
 
 
 def k6_checks(samples):
@@ -112,16 +121,17 @@ def working_checks(data):
          "detail": f"{len(data['operator_restarts'])}"},
         {"label": "pods undecided past timeout + 60 s", "ok": not stuck, "detail": ", ".join(stuck) or "none"},
         {"label": "failing targets decided by policy", "ok": not wrong, "detail": ", ".join(wrong) or "all"},
-        {"label": "pods left after the last scale to 0", "ok": left == 0, "detail": f"{left}"},
+        {"label": "pods left after the last scale to 0", "ok": left == 0 if tail else None,
+         "detail": f"{left}" if tail else "not measured (no tail: the run stopped early)"},
     ]
 
 
 def judge(data):
     first, last, span = windows(data)
     memory, k6, working = memory_checks(data, first, last), k6_checks(data["samples"]), working_checks(data)
-    flat = all(c["ok"] for c in memory + k6)
-    kept = all(c["ok"] for c in working)
-    failed = [c["label"] for c in memory + k6 + working if not c["ok"]]
+    flat = all(c["ok"] is not False for c in memory + k6)
+    kept = all(c["ok"] is not False for c in working)
+    failed = [c["label"] for c in memory + k6 + working if c["ok"] is False]
     verdict = ("flat" if flat else "NOT flat") + (", and danki kept working" if kept else ", and danki did NOT keep working")
     parts = [f"{c['label']} {c['first']:.1f} -> {c['last']:.1f}{' ' + c['unit'] if c['unit'] else ''} "
              f"({c['change_pct']:+.1f} %)" for c in memory if not c.get("missing")]
@@ -138,16 +148,18 @@ def describe(v, settings):
            f"Windows: warm-up skipped {span['skip_s'] / 60:.1f} min; first window {span['skip_s'] / 60:.1f}-"
            f"{(span['skip_s'] + span['width_s']) / 60:.1f} min ({v['first_n']} samples), last window "
            f"{(span['total_s'] - span['width_s']) / 60:.1f}-{span['total_s'] / 60:.1f} min ({v['last_n']} samples).", "",
-           "| check | first window mean | last window mean | change | limit | result |", "|---|---|---|---|---|---|"]
+           "| check | samples (first / last) | first window mean | last window mean | change | limit | result |",
+           "|---|---|---|---|---|---|---|"]
     for c in v["memory"]:
         if c.get("missing"):
-            out.append(f"| {c['label']} ({c['key']}) | – | – | – | – | no data |")
+            out.append(f"| {c['label']} ({c['key']}) | – | – | – | – | – | no data |")
             continue
-        out.append(f"| {c['label']} ({c['key']}) | {c['first']:.1f} | {c['last']:.1f} | {c['change_pct']:+.1f} % "
-                   f"| {c['limit']:.1f} | {'ok' if c['ok'] else 'FAIL'} |")
+        out.append(f"| {c['label']} ({c['key']}) | {c['n'][0]} / {c['n'][1]} | {c['first']:.1f} | {c['last']:.1f} "
+                   f"| {c['change_pct']:+.1f} % "
+                   f"| {c['limit']:.1f} | {RESULT[c['ok']]} |")
     out += ["", "| check | observed | result |", "|---|---|---|"]
     for c in v["k6"] + v["working"]:
-        out.append(f"| {c['label']} | {c['detail']} | {'ok' if c['ok'] else 'FAIL'} |")
+        out.append(f"| {c['label']} | {c['detail']} | {RESULT[c['ok']]} |")
     return out
 
 
