@@ -119,11 +119,15 @@ def class_growth(data, top=10):
             f"({start['live_bytes'] / MIB:.1f} MiB, {start['live_instances']:,} objects) to the last one at "
             f"{(end['t'] - t0) / 60:.1f} min ({end['live_bytes'] / MIB:.1f} MiB, {end['live_instances']:,} objects); "
             "the classes that grew most among the 25 largest of either:", "",
-            "| class | bytes before | bytes after | change | instances before | instances after |", "|---|---|---|---|---|---|"]
-    names = sorted(set(before) | set(after), key=lambda n: -((after.get(n) or [0, 0, 0])[2] - (before.get(n) or [0, 0, 0])[2]))
-    for name in names[:top]:
+            "| class | bytes before | bytes after | change | instances before | instances after |",
+            "|---|---|---|---|---|---|"]
+
+    def growth(name):
+        return (after.get(name) or [name, 0, 0])[2] - (before.get(name) or [name, 0, 0])[2]
+
+    for name in sorted(set(before) | set(after), key=growth, reverse=True)[:top]:
         b, a = before.get(name) or [name, None, None], after.get(name) or [name, None, None]
-        change = (a[2] or 0) - (b[2] or 0)
+        change = growth(name)
         rows.append(f"| `{name}` | {fmt(b[2], 0)} | {fmt(a[2], 0)} | {change:+,} | {fmt(b[1], 0)} | {fmt(a[1], 0)} |")
     rows += ["", "(– : not among the 25 largest classes of that histogram.)"]
     return rows
@@ -157,7 +161,7 @@ def render(data):
     s = data["settings"]
     m = data["machine"]
     out = [
-        "# Soak: danki under 30 minutes of churn" if s["minutes"] == 30 else f"# Soak: danki under {s['minutes']:g} minutes of churn",
+        f"# Soak: danki under {s['minutes']:g} minutes of churn",
         "",
         f"`make soak` (bench/soak/run.py), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(data['started']))}, "
         f"commit {m['commit']}, on {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Linux {m['kernel']}. "
