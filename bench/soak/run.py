@@ -68,6 +68,7 @@ class Soak:
         self.operator = None
         self.probe = None
         self.restarts = []
+        self.machine = operator_pod.machine()  # at the start: the commit that runs, not one made meanwhile
 
     def setup(self):
         operator_pod.install()
@@ -136,7 +137,7 @@ class Soak:
                          "sample_deployments": list(churn.SAMPLE_DEPLOYMENTS), "failing": churn.FAILING,
                          "sample_annotations": churn.sample_deployment("x")["metadata"]["annotations"],
                          "failing_timeout_s": churn.FAILING_TIMEOUT_S, "operator_java_options": operator_pod.JAVA_OPTIONS},
-            "machine": operator_pod.machine(), "started": started, "finished": finished, "note": note,
+            "machine": self.machine, "started": started, "finished": finished, "note": note,
             "operator": self.operator, "operator_restarts": self.restarts,
             "operator_log": operator_pod.log_summary(self.operator, OUT) if self.operator else None,
             "cycles": self.cycles, "samples": self.samples, "pods": list(self.view.pods.values()),
