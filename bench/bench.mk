@@ -2,6 +2,8 @@
 # (`bench-experiments`, the sample service's published experiments, lives with the sample service.)
 
 SPRING_SHOP_DIR := $(REPO)/bench/targets/spring-shop
+# `make soak` runs on its own local-cluster instance, so it never disturbs the shared default one.
+SOAK_CLUSTER_INSTANCE ?= 6
 SPRING_SHOP_JAR := $(SPRING_SHOP_DIR)/target/spring-shop.jar
 SPRING_SHOP_SOURCES := $(shell find $(SPRING_SHOP_DIR)/src -type f 2>/dev/null)
 
@@ -31,3 +33,12 @@ bench-stop-rule: bench-targets tool-k6 ## Requests needed, concurrency and stop 
 	@python3 $(REPO)/bench/stop-rule/report.py $(WORK)/bench-stop-rule/records.jsonl $(REPO)/bench/results/stop-rule.json \
 	  >$(REPO)/bench/results/stop-rule.md
 	@cat $(REPO)/bench/results/stop-rule.md
+
+.PHONY: soak
+soak: build tools ## Soak: SOAK_MINUTES (default 30) of scale churn and failing warm-ups on local-cluster instance 6, the operator's RSS, heap, fds, threads and k6 processes sampled; writes bench/results/soak.md and .json (about SOAK_MINUTES + 3 min).
+	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
+	  CLUSTER_INSTANCE=$(SOAK_CLUSTER_INSTANCE) python3 $(REPO)/bench/soak/run.py
+
+.PHONY: soak-results
+soak-results: ## Re-render bench/results/soak.md (tables, charts, verdict) from bench/results/soak.json.
+	@python3 $(REPO)/bench/soak/report.py $(REPO)/bench/results/soak.json >$(REPO)/bench/results/soak.md
