@@ -36,11 +36,12 @@ class WarmupPool(
     private val turnedAway = ConcurrentHashMap<String, String>()
     private val threads = AtomicInteger()
 
-    // only ever given a task when a slot is free, so its own queue stays empty
+    // only ever given a task when a slot is free, so its own queue stays empty; an idle thread ends
+    // after a minute (the soak saw all 16 started and kept while the node cap ran 2 at a time)
     private val executor =
-        ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS, LinkedBlockingQueue()) { r ->
+        ThreadPoolExecutor(concurrency, concurrency, IDLE_SECONDS, TimeUnit.SECONDS, LinkedBlockingQueue()) { r ->
             Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true }
-        }
+        }.apply { allowCoreThreadTimeOut(true) }
 
     private class Entry(
         val task: WarmupTask,
@@ -216,5 +217,6 @@ class WarmupPool(
 
     companion object {
         private const val SHUTDOWN_WAIT_SECONDS = 5L
+        private const val IDLE_SECONDS = 60L
     }
 }
