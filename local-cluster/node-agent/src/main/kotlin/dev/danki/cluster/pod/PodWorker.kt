@@ -81,7 +81,11 @@ class PodWorker(
             val ready = setUp() ?: return@coroutineScope
             context = ready
             runners =
-                latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
+                latest.spec.containers.map { container ->
+                    val reported = latest.status?.containerStatuses?.find { it.name == container.name }
+                    val first = RestartRules.firstStartCount(reported)
+                    ContainerRunner(ready, container, onChange = { syncRequests.trySend(Unit) }, firstStartCount = first)
+                }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
             launch { atBoundary("active deadline check failed") { enforceActiveDeadline() } }
