@@ -84,7 +84,8 @@ class PodWorker(
                 latest.spec.containers.map { container ->
                     val reported = latest.status?.containerStatuses?.find { it.name == container.name }
                     val first = RestartRules.firstStartCount(reported)
-                    ContainerRunner(ready, container, onChange = { syncRequests.trySend(Unit) }, firstStartCount = first)
+                    val onChange: () -> Unit = { syncRequests.trySend(Unit) }
+                    ContainerRunner(ready, container, onChange, firstStartCount = first)
                 }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
