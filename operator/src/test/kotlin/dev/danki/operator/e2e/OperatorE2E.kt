@@ -127,7 +127,9 @@ class OperatorE2E {
             eventually(Duration.ofMinutes(3)) {
                 val running = cluster.runs().filter { it.status?.phase == WarmupRun.PHASE_RUNNING }
                 running.any { it.spec.deployment == "exam-kill" } shouldBe true
-                first.k6Children().also { withClue("k6 children of leader ${first.identity}") { it.shouldNotBeEmpty() } }
+                val found = first.k6Children()
+                withClue("k6 children of leader ${first.identity}") { found.shouldNotBeEmpty() }
+                found
             }
         orphans += children
         first.kill()

@@ -51,7 +51,7 @@ class ControlPlaneFaults {
     @Test
     @Order(3)
     fun `7 node agent restarted during warm-ups - every pod warmed, the earlier runs end ContainerRestarted`() =
-        bench.case("node-agent", "node agent restarted during warm-ups (it stops its pods and runs them again)", "agent") { case ->
+        bench.case("node-agent", "node agent restarted during warm-ups (pods stopped, run again)", "agent") { case ->
             bench.deploy("agent", PODS)
             case.did("deployed $PODS sample pods")
             val running = bench.awaitRunning("agent", 2)
@@ -67,9 +67,12 @@ class ControlPlaneFaults {
             case.notes["earlierRuns"] = earlier.map { "${it.metadata.name} ${it.status?.phase}/${it.status?.reason}" }
             val wrong =
                 earlier.filterNot {
-                    it.status?.phase == WarmupRun.PHASE_FAILED && it.status?.reason == Keys.GateReasons.CONTAINER_RESTARTED
+                    val reason = it.status?.reason
+                    it.status?.phase == WarmupRun.PHASE_FAILED && reason == Keys.GateReasons.CONTAINER_RESTARTED
                 }
-            if (wrong.isNotEmpty()) case.failures += "earlier runs not Failed/ContainerRestarted: ${case.notes["earlierRuns"]}"
+            if (wrong.isNotEmpty()) {
+                case.failures += "earlier runs not Failed/ContainerRestarted: ${case.notes["earlierRuns"]}"
+            }
             wrong.map { it.metadata.name }.shouldBeEmpty()
             // the fault happened: every container was started again, and counted (docs/local-cluster.md)
             restarts.values.all { it >= 1 } shouldBe true

@@ -54,7 +54,10 @@ class FaultBench(
     fun operator(
         namespace: String = ns,
         leaseNamespace: String = ns,
-    ): OperatorProcess = OperatorProcess("$suite-${cluster.suffix}-${started++}", listOf(namespace), leaseNamespace, logDir, OPERATOR_ENV)
+    ): OperatorProcess {
+        val identity = "$suite-${cluster.suffix}-${started++}"
+        return OperatorProcess(identity, listOf(namespace), leaseNamespace, logDir, OPERATOR_ENV)
+    }
 
     /** The two operator processes again, after a case killed or stopped one. */
     fun keepTwoOperators() {
@@ -147,7 +150,9 @@ class FaultBench(
         }
         case.cleanSeconds = FaultCase.secondsSince(from)
         case.leftovers = last.asMap()
-        if (!last.isEmpty()) case.failures += "left behind after $timeout: ${last.asMap().filterValues { it.isNotEmpty() }}"
+        if (!last.isEmpty()) {
+            case.failures += "left behind after $timeout: ${last.asMap().filterValues { it.isNotEmpty() }}"
+        }
     }
 
     /** Deletes [apps] and waits (bounded) until their pods are gone, so the next case has the cores. */

@@ -19,10 +19,16 @@ data class Leftovers(
     val orphanRuns: List<String>,
     val netns: List<String>,
 ) {
-    fun isEmpty() = k6.isEmpty() && runnerPods.isEmpty() && activeRuns.isEmpty() && orphanRuns.isEmpty() && netns.isEmpty()
+    fun isEmpty() = asMap().values.all { it.isEmpty() }
 
     fun asMap(): Map<String, List<String>> =
-        mapOf("k6" to k6, "runnerPods" to runnerPods, "activeRuns" to activeRuns, "orphanRuns" to orphanRuns, "netns" to netns)
+        mapOf(
+            "k6" to k6,
+            "runnerPods" to runnerPods,
+            "activeRuns" to activeRuns,
+            "orphanRuns" to orphanRuns,
+            "netns" to netns,
+        )
 
     companion object {
         /** Looks now: [instance]'s pods are in 198.18.<instance>.0/24, its netns named `danki<instance>-<uid8>`. */
@@ -55,9 +61,15 @@ data class Leftovers(
                                 .orEmpty()
                                 .containsKey(Keys.RunnerLabels.RUNNER)
                         }.map { "${it.metadata.namespace}/${it.metadata.name}" },
-                activeRuns = runs.filter { it.status?.phase in active || it.status?.phase == null }.map { it.metadata.name },
+                activeRuns =
+                    runs
+                        .filter { (it.status?.phase ?: WarmupRun.PHASE_PENDING) in active }
+                        .map { it.metadata.name },
                 orphanRuns = runs.filter { it.spec.podUid !in live }.map { it.metadata.name },
-                netns = netnsOf(instance).filter { uid8 -> live.none { it.startsWith(uid8) } }.map { "danki$instance-$it" },
+                netns =
+                    netnsOf(instance)
+                        .filter { uid8 -> live.none { it.startsWith(uid8) } }
+                        .map { "danki$instance-$it" },
             )
         }
 

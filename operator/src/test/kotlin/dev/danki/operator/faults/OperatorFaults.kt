@@ -76,7 +76,9 @@ class OperatorFaults {
             val health = observeHealth(started)
             case.notes["healthWhileCrdMissing"] = health
             val failing = started.filter { health[it.identity] == BOTH_UNAVAILABLE }
-            if (failing.isEmpty()) case.failures += "no operator answered 503 on /healthz and /readyz without the CRD: $health"
+            if (failing.isEmpty()) {
+                case.failures += "no operator answered 503 on /healthz and /readyz without the CRD: $health"
+            }
             bench.cluster.applyCrd()
             // the kubelet restarts a replica whose liveness probe fails; one that answers 200 it leaves alone
             case.fault("installed the CRD; restarted the ${failing.size} operator(s) whose /healthz failed")

@@ -43,7 +43,7 @@ class WorkloadFaults {
     @Test
     @Order(2)
     fun `5 a Deployment opted out while k6 runs - the pod released WarmupDisabled, k6 gone`() =
-        bench.case("opted-out", "a Deployment opted out (danki.dev/warmup: disabled) while its k6 runs", "optout") { case ->
+        bench.case("opted-out", "a Deployment opted out (warmup: disabled) while its k6 runs", "optout") { case ->
             bench.deploy("optout", 1)
             case.did("deployed 1 sample pod, its template gated already (so the opt-out does not roll it)")
             val run = bench.awaitRunning("optout", 1).first()
