@@ -47,9 +47,10 @@ launch_component() {
   [[ $mode == append ]] || : >"$LOGS/$n.log"
   rm -f "$PIDS_DIR/$n.pid"
   # The process writes its own PID: with job control on, setsid forks and $! would be its parent.
+  # The subshell execs setsid: no shell stays behind holding the caller's stdout (a pipe to a test).
   # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
-  (cd "$REPO" && setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/$n.pid" "${argv[@]}" \
-    >>"$LOGS/$n.log" 2>&1 </dev/null &)
+  (cd "$REPO" && exec setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/$n.pid" "${argv[@]}" \
+    >>"$LOGS/$n.log" 2>&1 </dev/null) &
   for ((k = 0; k < 50; k++)); do [[ -s $PIDS_DIR/$n.pid ]] && break; sleep 0.02; done
 }
 
