@@ -4,7 +4,9 @@
 Reads the `FAULT {json}` lines that `make test-faults` prints (log: operator/target/faults.log) and
 writes one section per fault: what was done, what danki did (each pod's gate and each WarmupRun's
 end), how long until every pod was decided, and what was left behind.
-Usage: tools/reliability-doc.py [log] [out]   (defaults: operator/target/faults.log, docs/reliability.md)
+Usage: tools/reliability-doc.py [log] [out] [--note TEXT]...
+       (defaults: operator/target/faults.log, docs/reliability.md; each --note is printed under
+       "About this run", for what the log cannot say, such as a fault of the test itself)
 """
 import json
 import os
@@ -60,8 +62,16 @@ def section(record):
 
 
 def main():
-    log = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "operator/target/faults.log")
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(REPO, "docs/reliability.md")
+    args, notes = [], []
+    argv = sys.argv[1:]
+    while argv:
+        arg = argv.pop(0)
+        if arg == "--note":
+            notes.append(argv.pop(0))
+        else:
+            args.append(arg)
+    log = args[0] if args else os.path.join(REPO, "operator/target/faults.log")
+    out = args[1] if len(args) > 1 else os.path.join(REPO, "docs/reliability.md")
     faults = read_faults(log)
     if not faults:
         sys.exit(f"reliability-doc: no FAULT lines in {log} (run make test-faults first)")
@@ -92,6 +102,7 @@ def main():
         "",
         *table,
         "",
+        *(["## About this run", ""] + [f"- {n}" for n in notes] + [""] if notes else []),
         "## The cases",
         "",
     ]
