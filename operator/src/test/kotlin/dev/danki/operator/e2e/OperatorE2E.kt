@@ -126,9 +126,11 @@ class OperatorE2E {
         val children =
             eventually(Duration.ofMinutes(3)) {
                 val running = cluster.runs().filter { it.status?.phase == WarmupRun.PHASE_RUNNING }
-                running.any { it.spec.deployment == "exam-kill" } shouldBe true
                 val found = first.k6Children()
-                withClue("k6 children of leader ${first.identity}") { found.shouldNotBeEmpty() }
+                withClue("an exam-kill run Running (${running.size} Running) and k6 children of ${first.identity}") {
+                    running.any { it.spec.deployment == "exam-kill" } shouldBe true
+                    found.shouldNotBeEmpty()
+                }
                 found
             }
         orphans += children
