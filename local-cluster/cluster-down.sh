@@ -6,32 +6,14 @@
 # Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh). Keeps certificates and logs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
+source "$LC_HOME/cluster-components.sh"
 
 log() { printf '%s\n' "$*" >&2; }
 
-# stop name seconds: SIGTERM, wait up to seconds, then SIGKILL the process group
-stop() {
-  local n=$1 limit=$2 pid k
-  pid=$(pid_of "$n")
-  if [[ -z $pid ]] || ! kill -0 "$pid" 2>/dev/null; then
-    rm -f "$PIDS_DIR/$n.pid"
-    return
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((k = 0; k < limit * 10; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "$n did not stop within ${limit}s; SIGKILL"
-    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-    for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  rm -f "$PIDS_DIR/$n.pid"
-  log "stopped $n (pid $pid)"
-}
-
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   c=${COMPONENTS[i]}
-  # The agent gives its pods their grace periods (capped) before it exits.
-  if [[ $c == node-agent ]]; then stop "$c" 45; else stop "$c" 15; fi
+  stop_component "$c" "$(stop_seconds "$c")"
+  rm -f "$PIDS_DIR/$c.cmd"
 done
 
 # Anything the agent left behind: its namespaces (and their processes), veths, then the bridge.

@@ -10,6 +10,7 @@
 #      of the previous run (default: every cluster-up starts from an empty etcd).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
+source "$LC_HOME/cluster-components.sh"
 
 T0=$(date +%s%N)
 elapsed() { local ms=$((($(date +%s%N) - T0) / 1000000)); printf '%d.%02d' $((ms / 1000)) $((ms % 1000 / 10)); }
@@ -45,7 +46,7 @@ for p in "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" 
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
 mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
-rm -f "$PIDS_DIR"/*.pid # stale, from a run that ended without cluster-down (none of them is running)
+rm -f "$PIDS_DIR"/*.pid "$PIDS_DIR"/*.cmd # stale, from a run that ended without cluster-down (none of them is running)
 
 # ---- certificates and kubeconfigs (made once per CLUSTER_DIR, then reused) --------
 source "$LC_HOME/cluster-pki.sh"
@@ -61,14 +62,9 @@ ip addr show dev "$BRIDGE" | grep -q "inet $BRIDGE_IP/" || ip addr add "$BRIDGE_
 ip link set "$BRIDGE" up
 
 # ---- processes ---------------------------------------------------------------------
-start() { # name cmd...   detached from this shell, so it outlives make
-  local n=$1; shift
-  # The process writes its own PID: with job control on, setsid forks and $! would be its parent.
-  # shellcheck disable=SC2016 # $$ and $@ belong to the inner shell
-  setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDS_DIR/$n.pid" "$@" >"$LOGS/$n.log" 2>&1 </dev/null &
-  local k
-  for ((k = 0; k < 50; k++)); do [[ -s $PIDS_DIR/$n.pid ]] && break; sleep 0.02; done
-  log "started $n (pid $(pid_of "$n"))"
+start() { # name cmd...   recorded in pids/<name>.cmd, so cluster-restart.sh can run it again
+  start_component "$@"
+  log "started $1 (pid $(pid_of "$1"))"
 }
 fail() { # tell which component failed, show its log, stop what was started
   echo "cluster-up: $*" >&2
@@ -88,21 +84,14 @@ wait_for() { # what seconds check-command...   polls every 0.2 s; every started 
   done
   fail "timed out after ${limit}s waiting for: $what (logs: $LOGS)"
 }
-http_ok() { [[ $(curl -s --max-time 1 "${@:2}" "$1") == ok* ]]; }
-etcd_ok() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$ETCD_CLIENT_PORT/health") == *'"health":"true"'* ]]; }
-node_ready() {
-  [[ $("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" get node "$NODE_NAME" \
-    -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]
-}
 default_sa() { "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n default get serviceaccount default; }
-CURL_ADMIN=(--cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key")
 
 [[ ${KEEP_ETCD_DATA:-0} == 1 ]] || rm -rf "$CLUSTER_DIR/etcd"
 start etcd "$BIN/etcd" --name local --data-dir "$CLUSTER_DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_CLIENT_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
   --initial-cluster "local=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "http://127.0.0.1:$ETCD_METRICS_PORT"
-wait_for "etcd healthy" 60 etcd_ok
+wait_for "etcd healthy" 60 healthy etcd
 
 # --endpoint-reconciler-type=none: the default reconciler refuses a loopback advertise address and
 # would publish the bridge address as the `kubernetes` Service's endpoint, which nothing routes to.
@@ -124,7 +113,7 @@ start node-agent java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx256m
   --kubeconfig="$KUBECONFIG_PATH" --node-name="$NODE_NAME" --instance="$I" \
   --bridge="$BRIDGE" --bridge-ip="$BRIDGE_IP" --pod-cidr="$POD_CIDR" --api-port="$API_PORT" \
   --ca-file="$PKI/ca.crt" --repo="$REPO" --catalog="$LC_HOME/images.yaml" --state-dir="$CLUSTER_DIR/agent"
-wait_for "kube-apiserver ready" 120 http_ok "$API_URL/readyz" "${CURL_ADMIN[@]}"
+wait_for "kube-apiserver ready" 120 healthy kube-apiserver
 start kube-controller-manager "$BIN/kube-controller-manager" \
   --kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
   --authentication-kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
@@ -138,9 +127,9 @@ start kube-scheduler "$BIN/kube-scheduler" \
   --authentication-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --authorization-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --leader-elect=false
-wait_for "kube-controller-manager healthy" 60 http_ok "https://127.0.0.1:$KCM_PORT/healthz" -k
-wait_for "kube-scheduler healthy" 60 http_ok "https://127.0.0.1:$SCHEDULER_PORT/healthz" -k
-wait_for "node $NODE_NAME Ready" 90 node_ready
+wait_for "kube-controller-manager healthy" 60 healthy kube-controller-manager
+wait_for "kube-scheduler healthy" 60 healthy kube-scheduler
+wait_for "node $NODE_NAME Ready" 90 healthy node-agent
 wait_for "default service account exists" 60 default_sa
 
 rss() { awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }

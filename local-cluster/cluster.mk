@@ -45,3 +45,9 @@ cluster-smoke: ## Check that the running local cluster runs a pod (part of make 
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/test/smoke.sh
 
 e2e-suites: cluster-smoke
+
+.PHONY: cluster-restart
+# SIGNAL=KILL (default TERM) is read by the script from the environment.
+cluster-restart: ## Restart one running component (COMPONENT=etcd|kube-apiserver|...|node-agent, SIGNAL=KILL) with its cluster-up command line; waits until healthy.
+	@test -n "$(COMPONENT)" || { echo "cluster-restart: set COMPONENT=etcd|kube-apiserver|kube-controller-manager|kube-scheduler|node-agent"; exit 2; }
+	@$(CLUSTER_ENV) SIGNAL=$(or $(SIGNAL),TERM) $(LOCAL_CLUSTER)/cluster-restart.sh $(COMPONENT)

@@ -6,12 +6,18 @@ on the port from env PORT (default 8080), on all addresses of its pod's network 
 The body names the pod (env POD_NAME or HOSTNAME) so a test can tell replicas apart.
 ON_SIGTERM=ignore (default: exit) makes it ignore SIGTERM, as a hung JVM does, so only SIGKILL
 stops it: the local cluster's acceptance test uses it to check that a liveness kill still ends.
-Used by the local cluster's acceptance test and the operator's failure-policy test.
+SCHEDULE (optional) replaces STATUS by phases timed from the process start: comma-separated
+`behaviour:seconds`, the last phase without seconds (it lasts forever), e.g. `hang:20,500:20,200`.
+A behaviour is a status code (100..599) to answer, or `hang`: read the request and never answer
+until the phase ends, then close the connection. The fault suite uses it for a target that
+hangs, then fails, then recovers.
+Used by the local cluster's acceptance test and the operator's failure-policy and fault tests.
 """
 import http.server
 import os
 import signal
 import sys
+import time
 
 
 def env_int(name, default, low, high):
@@ -28,6 +34,39 @@ def env_int(name, default, low, high):
 STATUS = env_int("STATUS", 200, 100, 599)
 PORT = env_int("PORT", 8080, 1, 65535)
 NAME = os.environ.get("POD_NAME") or os.environ.get("HOSTNAME", "unknown")
+START = time.monotonic()
+
+
+def schedule(raw):
+    """[(behaviour, end)], end in seconds from START (None for the last phase); exits on a bad value."""
+    phases, at = [], 0
+    parts = raw.split(",")
+    for i, part in enumerate(parts):
+        what, _, secs = part.strip().partition(":")
+        last = i == len(parts) - 1
+        if what != "hang" and not (what.isdigit() and 100 <= int(what) <= 599):
+            sys.exit(f"http-status: SCHEDULE={raw!r}: {what!r} is not hang or a status 100..599")
+        if last and secs:
+            sys.exit(f"http-status: SCHEDULE={raw!r}: the last phase lasts forever, drop its ':{secs}'")
+        if not last and not (secs.isdigit() and 1 <= int(secs) <= 86400):
+            sys.exit(f"http-status: SCHEDULE={raw!r}: {part.strip()!r} needs seconds 1..86400, as hang:20")
+        at += int(secs) if not last else 0
+        phases.append((what if what == "hang" else int(what), None if last else at))
+    return phases
+
+
+PHASES = schedule(os.environ["SCHEDULE"]) if os.environ.get("SCHEDULE") else [(STATUS, None)]
+
+
+def phase_now():
+    """(behaviour, seconds until the phase ends or None) at this moment."""
+    elapsed = time.monotonic() - START
+    for what, end in PHASES:
+        if end is None or elapsed < end:
+            return what, (None if end is None else end - elapsed)
+    return PHASES[-1][0], None
+
+
 ON_SIGTERM = os.environ.get("ON_SIGTERM", "exit")
 if ON_SIGTERM not in ("exit", "ignore"):
     sys.exit(f"http-status: ON_SIGTERM={ON_SIGTERM!r} is not exit or ignore")
@@ -35,8 +74,13 @@ if ON_SIGTERM not in ("exit", "ignore"):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def answer(self):
-        body = f"{STATUS} from {NAME}\n".encode()
-        self.send_response(STATUS)
+        status, left = phase_now()
+        if status == "hang":
+            time.sleep(left)  # never answer during the phase, then drop the connection
+            self.close_connection = True
+            return
+        body = f"{status} from {NAME}\n".encode()
+        self.send_response(status)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -56,7 +100,8 @@ def main():
     else:
         # SIGTERM ends the process at once, with status 0, as a well-behaved container does.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    print(f"http-status listening port={PORT} status={STATUS} on_sigterm={ON_SIGTERM}", flush=True)
+    plan = os.environ.get("SCHEDULE") or STATUS
+    print(f"http-status listening port={PORT} status={plan} on_sigterm={ON_SIGTERM}", flush=True)
     server.serve_forever()
 
 

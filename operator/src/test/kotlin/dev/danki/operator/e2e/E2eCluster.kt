@@ -2,6 +2,7 @@ package dev.danki.operator.e2e
 
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.it.eventually
+import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.NamespaceBuilder
@@ -26,19 +27,25 @@ class E2eCluster(
     val suffix: String = System.currentTimeMillis().toString(36)
     val ns = "danki-e2e-$suffix"
 
-    fun setUp() {
-        val crd =
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
-                .item()
+    /** The WarmupRun CRD as the operator's build generated it. */
+    fun crd(): CustomResourceDefinition =
         client
-            .resource<CustomResourceDefinition>(crd)
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
+            .item()
+
+    fun applyCrd() {
+        client
+            .resource<CustomResourceDefinition>(crd())
             .fieldManager("danki-e2e")
             .forceConflicts()
             .serverSideApply()
+    }
+
+    fun setUp() {
+        applyCrd()
         client
             .namespaces()
             .resource(
@@ -68,6 +75,8 @@ class E2eCluster(
         annotations: Map<String, String>,
         image: String = SAMPLE_IMAGE,
         env: Map<String, String> = emptyMap(),
+        /** The template carries danki's label and gate already, so opting in does not roll it. */
+        gated: Boolean = false,
     ): Deployment =
         DeploymentBuilder()
             .withNewMetadata()
@@ -83,8 +92,10 @@ class E2eCluster(
             .withNewTemplate()
             .withNewMetadata()
             .addToLabels("app", name)
+            .apply { if (gated) addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE) }
             .endMetadata()
             .withNewSpec()
+            .apply { if (gated) addNewReadinessGate(Keys.GATE_CONDITION) }
             .addNewContainer()
             .withName("app")
             .withImage(image)

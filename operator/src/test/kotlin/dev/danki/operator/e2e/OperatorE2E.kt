@@ -9,6 +9,7 @@ import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.collections.shouldHaveSize
+import io.kotest.matchers.collections.shouldNotBeEmpty
 import io.kotest.matchers.comparables.shouldBeLessThan
 import io.kotest.matchers.doubles.shouldBeLessThan
 import io.kotest.matchers.nulls.shouldNotBeNull
@@ -121,11 +122,18 @@ class OperatorE2E {
     fun `4 killing the leader in the middle of a run still ends with every pod warmed`() {
         client.resource(cluster.deployment("exam-kill", 2, warmup)).create()
         val first = leader()
-        eventually(Duration.ofMinutes(3)) {
-            val running = cluster.runs().filter { it.status?.phase == WarmupRun.PHASE_RUNNING }
-            running.any { it.spec.deployment == "exam-kill" } shouldBe true
-        }
-        orphans += first.k6Children()
+        // the leader's k6 is caught running, so the check below has something to see die
+        val children =
+            eventually(Duration.ofMinutes(3)) {
+                val running = cluster.runs().filter { it.status?.phase == WarmupRun.PHASE_RUNNING }
+                val found = first.k6Children()
+                withClue("an exam-kill run Running (${running.size} Running) and k6 children of ${first.identity}") {
+                    running.any { it.spec.deployment == "exam-kill" } shouldBe true
+                    found.shouldNotBeEmpty()
+                }
+                found
+            }
+        orphans += children
         first.kill()
         println("E2E killed leader ${first.identity} mid-run; its k6 children: ${orphans.size}")
         // k6 runs under setpriv --pdeathsig KILL: it dies with the operator, even on SIGKILL

@@ -15,6 +15,8 @@ class OperatorProcess(
     namespaces: List<String>,
     leaseNamespace: String,
     logDir: File,
+    /** More settings (DANKI_CONCURRENCY, ...), over the defaults below. */
+    env: Map<String, String> = emptyMap(),
 ) {
     private val repo = File(System.getenv("DANKI_REPO") ?: "..").canonicalFile
     private val jar = System.getenv("DANKI_OPERATOR_JAR") ?: File(repo, "operator/target/operator-all.jar").path
@@ -39,7 +41,7 @@ class OperatorProcess(
                         "DANKI_LOG_FORMAT" to "json",
                         // custom flows (danki.dev/script) run in runner pods of the local cluster's catalog
                         "DANKI_RUNNER_IMAGE" to "danki/k6-runner:dev",
-                    ),
+                    ) + env,
                 )
             }.start()
 
@@ -79,11 +81,18 @@ class OperatorProcess(
     }
 
     /** `/readyz` answers 200: the informer caches have synced. */
-    fun ready(): Boolean =
+    fun ready(): Boolean = status("/readyz") == OK
+
+    /** The HTTP status [path] (`/healthz`, `/readyz`) answers now; null when nothing answers. */
+    fun status(path: String): Int? =
         runCatching {
-            val request = HttpRequest.newBuilder(URI("http://127.0.0.1:$port/readyz")).build()
-            http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == OK
-        }.getOrDefault(false)
+            val request =
+                HttpRequest
+                    .newBuilder(URI("http://127.0.0.1:$port$path"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build()
+            http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()
+        }.getOrNull()
 
     private companion object {
         const val WAIT_SECONDS = 15L

@@ -23,6 +23,8 @@ class ContainerRunner(
     private val onChange: () -> Unit,
     /** Starts the process; tests pass one that fails. */
     private val launcher: (ProcessBuilder) -> Process = ProcessBuilder::start,
+    /** restartCount of the first start: above 0 when an earlier agent had run this container. */
+    firstStartCount: Int = 0,
 ) {
     private val log = LoggerFactory.getLogger(ContainerRunner::class.java)
     private val lock = Any()
@@ -31,7 +33,8 @@ class ContainerRunner(
 
     @Volatile private var lastTermination: RunState.Terminated? = null
 
-    @Volatile private var restartCount = 0
+    // until the first start, what the earlier agent reported
+    @Volatile private var restartCount = (firstStartCount - 1).coerceAtLeast(0)
 
     @Volatile private var process: Process? = null
 
@@ -40,7 +43,7 @@ class ContainerRunner(
     @Volatile private var probes: ContainerProbes? = null
 
     /** Processes started so far; the next start's restartCount. Touched by [run] only. */
-    private var starts = 0
+    private var starts = firstStartCount
 
     /** Consecutive crashes, for the back-off. Touched by [run] only. */
     private var crashes = 0

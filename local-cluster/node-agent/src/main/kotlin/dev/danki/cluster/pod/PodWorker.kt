@@ -81,7 +81,12 @@ class PodWorker(
             val ready = setUp() ?: return@coroutineScope
             context = ready
             runners =
-                latest.spec.containers.map { ContainerRunner(ready, it, onChange = { syncRequests.trySend(Unit) }) }
+                latest.spec.containers.map { container ->
+                    val reported = latest.status?.containerStatuses?.find { it.name == container.name }
+                    val first = RestartRules.firstStartCount(reported)
+                    val onChange: () -> Unit = { syncRequests.trySend(Unit) }
+                    ContainerRunner(ready, container, onChange, firstStartCount = first)
+                }
             runners.forEach { runner -> launch { keepRunning(runner) } }
             if (ready.serviceAccountDir != null) launch { refreshToken(ready) }
             launch { atBoundary("active deadline check failed") { enforceActiveDeadline() } }

@@ -1,5 +1,6 @@
 package dev.danki.cluster.pod
 
+import io.fabric8.kubernetes.api.model.ContainerStatus
 import java.time.Duration
 
 /** When an exited container starts again, and how long it waits first, as the kubelet decides. */
@@ -35,6 +36,19 @@ object RestartRules {
         previous: Int,
         ran: Duration,
     ): Int = if (ran >= BACKOFF_RESET_AFTER) 1 else previous + 1
+
+    /**
+     * The restartCount of this agent's first start of a container whose last reported status is
+     * [reported]: one more than reported if a process had started (an earlier agent ran it, and
+     * stopped it or died with it), as a kubelet counts a container that is gone; else 0.
+     */
+    fun firstStartCount(reported: ContainerStatus?): Int {
+        if (reported == null) return 0
+        val ran =
+            reported.state?.running != null || reported.state?.terminated != null ||
+                reported.lastState?.terminated != null
+        return if (ran) (reported.restartCount ?: 0) + 1 else 0
+    }
 
     private const val MAX_DOUBLINGS = 10
 }

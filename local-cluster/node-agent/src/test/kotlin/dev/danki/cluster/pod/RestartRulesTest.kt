@@ -1,5 +1,6 @@
 package dev.danki.cluster.pod
 
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder
 import java.time.Duration
 import kotlin.test.Test
 import kotlin.test.assertEquals
@@ -25,5 +26,28 @@ class RestartRulesTest {
     fun `a long run starts the crash count over`() {
         assertEquals(4, RestartRules.crashesAfter(3, Duration.ofSeconds(5)))
         assertEquals(1, RestartRules.crashesAfter(3, Duration.ofMinutes(11)))
+    }
+
+    @Test
+    fun `a container an earlier agent ran counts one restart more when started again`() {
+        assertEquals(0, RestartRules.firstStartCount(null))
+        val waiting =
+            ContainerStatusBuilder()
+                .withName("app")
+                .withRestartCount(0)
+                .withNewState()
+                .withNewWaiting()
+                .endWaiting()
+                .endState()
+        assertEquals(0, RestartRules.firstStartCount(waiting.build()))
+        val running =
+            ContainerStatusBuilder()
+                .withName("app")
+                .withRestartCount(2)
+                .withNewState()
+                .withNewRunning()
+                .endRunning()
+                .endState()
+        assertEquals(3, RestartRules.firstStartCount(running.build()))
     }
 }

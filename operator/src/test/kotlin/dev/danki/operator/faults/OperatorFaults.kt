@@ -1,0 +1,115 @@
+package dev.danki.operator.faults
+
+import dev.danki.operator.e2e.OperatorProcess
+import dev.danki.operator.it.eventually
+import io.fabric8.kubernetes.api.model.NamespaceBuilder
+import io.kotest.matchers.shouldBe
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.MethodOrderer
+import org.junit.jupiter.api.Order
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.TestMethodOrder
+import java.time.Duration
+
+/** Issue 13 faults 1 and 9: the operator itself killed, and started without its CRD (last: it deletes the CRD). */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation::class)
+class OperatorFaults {
+    private val bench = FaultBench("op")
+
+    @BeforeAll
+    fun start() = bench.setUp()
+
+    @AfterAll
+    fun stop() = bench.tearDown()
+
+    @Test
+    @Order(1)
+    fun `1 leader SIGKILLed with 8 warm-ups in flight - the standby finishes them`() =
+        bench.case("leader-killed", "the leader SIGKILLed with warm-ups in flight", "leader") { case ->
+            bench.deploy("leader", PODS)
+            case.did("deployed $PODS sample pods (operators: DANKI_CONCURRENCY=8, DANKI_NODE_CONCURRENCY=8)")
+            val running = bench.awaitRunning("leader", IN_FLIGHT)
+            val phases = bench.runsOf("leader").groupingBy { it.status?.phase ?: "none" }.eachCount()
+            case.notes["runsAtFault"] = phases
+            val first = bench.leader()
+            case.notes["k6ChildrenAtFault"] = first.k6Children().size
+            case.fault("SIGKILLed leader ${first.identity} with ${running.size} runs Running (all runs: $phases)")
+            first.kill()
+            bench.awaitDecided(case, "leader", PODS, Duration.ofMinutes(DECIDE_MINUTES))
+            val next = bench.leader()
+            case.notes["newLeaderIsStandby"] = next !== first && next.isAlive()
+            next.isAlive() shouldBe true
+        }
+
+    @Test
+    @Order(2)
+    fun `9 CRD missing at start-up - health answers 503, and after install and restart pods are warmed`() =
+        bench.case("crd-missing", "the WarmupRun CRD missing at operator start-up, then installed", "crd") { case ->
+            // nobody else may use the CRD: this suite owns the instance, this class's operators stop
+            bench.operators.forEach { it.stop() }
+            bench.operators.clear()
+            val crds =
+                bench.client
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+            crds.withName(CRD).delete()
+            eventually(Duration.ofSeconds(WAIT_SECONDS)) { crds.withName(CRD).get() shouldBe null }
+            case.did("stopped the operators, deleted CRD $CRD")
+            val leaseNs = "${bench.ns}-crd"
+            bench.client
+                .namespaces()
+                .resource(
+                    NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(leaseNs)
+                        .endMetadata()
+                        .build(),
+                ).create()
+            val started = List(2) { bench.operator(leaseNamespace = leaseNs) }
+            bench.operators += started
+            bench.deploy("crd", 1)
+            case.did("started 2 operators (Lease in $leaseNs) and deployed 1 sample pod")
+            val health = observeHealth(started)
+            case.notes["healthWhileCrdMissing"] = health
+            val failing = started.filter { health[it.identity] == BOTH_UNAVAILABLE }
+            if (failing.isEmpty()) {
+                case.failures += "no operator answered 503 on /healthz and /readyz without the CRD: $health"
+            }
+            bench.cluster.applyCrd()
+            // the kubelet restarts a replica whose liveness probe fails; one that answers 200 it leaves alone
+            case.fault("installed the CRD; restarted the ${failing.size} operator(s) whose /healthz failed")
+            failing.forEach { it.stop() }
+            bench.keepTwoOperators()
+            bench.awaitDecided(case, "crd", 1, Duration.ofMinutes(if (failing.isEmpty()) 2 else DECIDE_MINUTES))
+            bench.client
+                .namespaces()
+                .withName(leaseNs)
+                .delete()
+        }
+
+    /** For up to a minute: each operator's /healthz and /readyz, until one answers 503 on both. */
+    private fun observeHealth(operators: List<OperatorProcess>): Map<String, String> {
+        val seen = mutableMapOf<String, String>()
+        val end = System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos()
+        while (System.nanoTime() < end) {
+            operators.forEach { seen[it.identity] = "healthz ${it.status("/healthz")}, readyz ${it.status("/readyz")}" }
+            if (seen.values.any { it == BOTH_UNAVAILABLE }) break
+            Thread.sleep(POLL_MILLIS)
+        }
+        return seen
+    }
+
+    private companion object {
+        const val PODS = 8
+        const val IN_FLIGHT = 4
+        const val DECIDE_MINUTES = 8L
+        const val WAIT_SECONDS = 60L
+        const val POLL_MILLIS = 1000L
+        const val BOTH_UNAVAILABLE = "healthz 503, readyz 503"
+        const val CRD = "warmupruns.danki.dev"
+    }
+}
