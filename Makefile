@@ -82,7 +82,7 @@ format: ## Format Kotlin sources with ktlint.
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-it test-cluster test-e2e ## Everything CI runs: lint, unit, API-server/PostgreSQL and cluster tests.
+test: lint test-unit test-it test-cluster test-e2e test-faults ## Everything CI runs: lint, unit, API-server/PostgreSQL, cluster and fault tests.
 
 .PHONY: test-unit
 test-unit: ## Unit tests (*Test) of every module.

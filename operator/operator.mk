@@ -61,8 +61,8 @@ e2e-operator-own-cluster: ## Operator *E2E on a private local-cluster instance (
 	  $(MAKE) --no-print-directory cluster-down CLUSTER_INSTANCE=$(OPERATOR_E2E_INSTANCE); exit $$rc
 
 # The fault suite owns its instance: it restarts the control plane and deletes the WarmupRun CRD.
-# About 18 minutes on 2 cores (one run, 9 cases, without the 11 min the test itself hung), over
-# the ~15 min a suite may add to make test, so it is not in e2e-suites; run it before a release.
+# Part of make test (after test-e2e, never at the same time): 7:41 min in Maven on 2 cores, about
+# 10 min with the cluster's start and stop.
 OPERATOR_FAULTS_INSTANCE ?= 5
 OPERATOR_FAULTS_LOG := $(OPERATOR_DIR)/target/faults.log
 

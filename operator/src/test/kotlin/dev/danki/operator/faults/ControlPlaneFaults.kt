@@ -68,10 +68,10 @@ class ControlPlaneFaults {
             val wrong =
                 earlier.filterNot {
                     val reason = it.status?.reason
-                    it.status?.phase == WarmupRun.PHASE_FAILED && reason == Keys.GateReasons.CONTAINER_RESTARTED
+                    it.status?.phase == WarmupRun.PHASE_CANCELLED && reason == Keys.RunConditions.REASON_CONTAINER_RESTARTED
                 }
             if (wrong.isNotEmpty()) {
-                case.failures += "earlier runs not Failed/ContainerRestarted: ${case.notes["earlierRuns"]}"
+                case.failures += "earlier runs not Cancelled/ContainerRestarted: ${case.notes["earlierRuns"]}"
             }
             wrong.map { it.metadata.name }.shouldBeEmpty()
             // the fault happened: every container was started again, and counted (docs/local-cluster.md)
