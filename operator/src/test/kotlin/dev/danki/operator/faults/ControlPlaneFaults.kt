@@ -68,7 +68,8 @@ class ControlPlaneFaults {
             val wrong =
                 earlier.filterNot {
                     val reason = it.status?.reason
-                    it.status?.phase == WarmupRun.PHASE_CANCELLED && reason == Keys.RunConditions.REASON_CONTAINER_RESTARTED
+                    val cancelled = it.status?.phase == WarmupRun.PHASE_CANCELLED
+                    cancelled && reason == Keys.RunConditions.REASON_CONTAINER_RESTARTED
                 }
             if (wrong.isNotEmpty()) {
                 case.failures += "earlier runs not Cancelled/ContainerRestarted: ${case.notes["earlierRuns"]}"
