@@ -62,17 +62,9 @@ class RunRecorder(
         reason: String,
         why: String,
     ) {
-        val now = Instant.now()
         // a copy: the cached object belongs to the informer
-        val status =
-            json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java).apply {
-                phase = WarmupRun.PHASE_CANCELLED
-                completionTime = RunStatuses.precise(now)
-                duration = durationOf(startTime, now)
-                this.reason = reason
-                message = Messages.cut(why)
-                conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
-            }
+        val status = json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java)
+        end(status, WarmupRun.PHASE_CANCELLED, reason, why)
         runs.writeStatus(pod.metadata.namespace, run.metadata.name, status)
     }
 
@@ -109,15 +101,7 @@ class RunRecorder(
         reason: String,
         why: String,
     ) {
-        val now = Instant.now()
-        status.apply {
-            phase = WarmupRun.PHASE_FAILED
-            completionTime = RunStatuses.precise(now)
-            duration = durationOf(startTime, now)
-            this.reason = reason
-            message = Messages.cut(why)
-            conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
-        }
+        end(status, WarmupRun.PHASE_FAILED, reason, why)
         remember(ref, status)
         val open = ref.policy == FailurePolicy.OPEN
         val outcome = if (open) "released (failure policy open)" else "kept out of its Service (failure policy closed)"
@@ -125,6 +109,24 @@ class RunRecorder(
         val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
         metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
         publish(ref.pod, ref.runName, null)
+    }
+
+    /** Ends [status] without a result: [phase], now, [reason] and the cut message, in a False condition. */
+    private fun end(
+        status: WarmupRunStatus,
+        phase: String,
+        reason: String,
+        why: String,
+    ) {
+        val now = Instant.now()
+        status.apply {
+            this.phase = phase
+            completionTime = RunStatuses.precise(now)
+            duration = durationOf(startTime, now)
+            this.reason = reason
+            message = Messages.cut(why)
+            conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
+        }
     }
 
     private fun remember(
