@@ -37,7 +37,11 @@ spec:
     env: [{name: ON_SIGTERM, value: ignore}]
     livenessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1, failureThreshold: 2, terminationGracePeriodSeconds: 2}
 YAML
-restarted() { (($(pod_field unhealthy '{.status.containerStatuses[0].restartCount}') >= 1)); }
+restarted() { # the count is empty until the first status: not yet, rather than a syntax error
+  local n
+  n=$(pod_field unhealthy '{.status.containerStatuses[0].restartCount}')
+  ((${n:-0} >= 1))
+}
 check "probes: a failing liveness probe restarts the container" until_true 30 restarted
 check "events: the restarted pod has Started, Unhealthy and Killing events ($(event_reasons unhealthy))" \
   until_true 10 has_events unhealthy Started Unhealthy Killing
