@@ -145,7 +145,7 @@ class PodReconciler(
     ): Duration? {
         // a run of an earlier restart count has nothing left to do, and its record says so
         pool.cancelPod(ctx.podKey, keep = ctx.runKey)
-        if (decision != GateDecision.IGNORE) supersedeOlderRuns(ctx)
+        if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod))
         // "off" must hold in a row: any other decision means the Deployment said "on" meanwhile
         if (decision != GateDecision.RELEASE) optOut.forget(ctx.podKey)
         return when (decision) {
@@ -173,19 +173,6 @@ class PodReconciler(
         }
     }
 
-    private fun supersedeOlderRuns(ctx: RunContext) {
-        runsOf(ctx.pod)
-            .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in RunActions.OPEN_PHASES }
-            .forEach {
-                actions.cancelRecord(
-                    ctx.pod,
-                    it,
-                    Keys.RunConditions.REASON_CONTAINER_RESTARTED,
-                    "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over",
-                )
-            }
-    }
-
     /** The decisions that write once (or nothing) and wait for the next event. */
     private fun settle(
         decision: GateDecision,
@@ -193,7 +180,7 @@ class PodReconciler(
     ) = when (decision) {
         GateDecision.IGNORE -> pool.cancelPod(ctx.podKey)
 
-        GateDecision.DONE -> recorder.syncRecord(ctx.pod, ctx.runName, ctx.cachedRun)
+        GateDecision.DONE -> syncDone(ctx)
 
         GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
 
@@ -206,6 +193,19 @@ class PodReconciler(
         GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
         GateDecision.RELEASE,
         -> Unit
+    }
+
+    /**
+     * A decided pod's record shows its result: this process's, or, when the gate was decided by a
+     * leader that stopped before writing the record (its Lease lost mid-write), the gate's own.
+     */
+    private fun syncDone(ctx: RunContext) {
+        if (recorder.syncRecord(ctx.pod, ctx.runName, ctx.cachedRun)) return
+        val run = ctx.cachedRun ?: return
+        val busy = pool.isRunning(ctx.runKey) || pool.isQueued(ctx.runKey)
+        if (run.status?.phase in RunActions.OPEN_PHASES && !busy) {
+            PodGate.conditionOf(ctx.pod)?.let { actions.closeFromGate(ctx.pod, run, it) }
+        }
     }
 
     private fun failRefused(ctx: RunContext) =

@@ -13,6 +13,7 @@ import dev.danki.operator.warmup.RunOwner
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.PodCondition
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
@@ -84,7 +85,43 @@ class RunActions(
         reason: String,
         why: String,
     ) {
-        recorder.cancelled(pod, run, reason, why)
+        recorder.close(pod, run, WarmupRun.PHASE_CANCELLED, reason, why)
+    }
+
+    /** Cancels the records of [runs] of an earlier restart count that are still open: the current run took over. */
+    fun supersede(
+        ctx: RunContext,
+        runs: List<WarmupRun>,
+    ) = runs
+        .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in OPEN_PHASES }
+        .forEach {
+            val why = "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over"
+            cancelRecord(ctx.pod, it, Keys.RunConditions.REASON_CONTAINER_RESTARTED, why)
+        }
+
+    /**
+     * Closes the record of a pod whose gate a leader decided and that stopped before writing the
+     * record (its Lease lost mid-write): the gate's reason and message are all that is left of it.
+     */
+    fun closeFromGate(
+        pod: Pod,
+        run: WarmupRun,
+        gate: PodCondition,
+    ) {
+        val why = "recorded from the pod's gate (the leader that decided it stopped first): ${gate.message ?: ""}"
+        when (gate.reason) {
+            Keys.GateReasons.WARMED_UP -> {
+                recorder.close(pod, run, WarmupRun.PHASE_SUCCEEDED, Keys.RunConditions.REASON_SUCCEEDED, why)
+            }
+
+            Keys.GateReasons.WARMUP_DISABLED -> {
+                recorder.close(pod, run, WarmupRun.PHASE_CANCELLED, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
+            }
+
+            else -> {
+                recorder.close(pod, run, WarmupRun.PHASE_FAILED, gate.reason ?: Keys.GateReasons.WARMUP_FAILED, why)
+            }
+        }
     }
 
     fun resetAfterRestart(ctx: RunContext) {

@@ -53,18 +53,23 @@ class RunRecorder(
     }
 
     /**
-     * Records a run whose warm-up was cancelled and will never end on its own (its pod's containers
-     * restarted, or warm-up was disabled), so no record stays Pending or Running for good.
+     * Ends a record that will never end on its own, so none stays Pending or Running for good: a run
+     * whose warm-up was cancelled (containers restarted, warm-up disabled), or one whose pod a leader
+     * decided before it stopped without writing the record.
      */
-    fun cancelled(
+    fun close(
         pod: Pod,
         run: WarmupRun,
+        phase: String,
         reason: String,
         why: String,
     ) {
         // a copy: the cached object belongs to the informer
         val status = json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java)
-        end(status, WarmupRun.PHASE_CANCELLED, reason, why)
+        end(status, phase, reason, why)
+        if (phase == WarmupRun.PHASE_SUCCEEDED) {
+            status.conditions = listOf(RunStatuses.condition(true, reason, status.message!!, Instant.now()))
+        }
         runs.writeStatus(pod.metadata.namespace, run.metadata.name, status)
     }
 
@@ -161,14 +166,18 @@ class RunRecorder(
         failure?.let { throw it }
     }
 
-    /** For a pod whose gate is already decided: makes sure its WarmupRun shows the result this process holds. */
+    /**
+     * For a pod whose gate is already decided: makes sure its WarmupRun shows the result this process
+     * holds; false when it holds none.
+     */
     fun syncRecord(
         pod: Pod,
         runName: String,
         cached: WarmupRun?,
-    ) {
-        val result = finals["${pod.metadata.namespace}/$runName"] ?: return
+    ): Boolean {
+        val result = finals["${pod.metadata.namespace}/$runName"] ?: return false
         record(pod, runName, result, cached)
+        return true
     }
 
     /** Records a still-open run as it stands (Pending, Running, attempts). */

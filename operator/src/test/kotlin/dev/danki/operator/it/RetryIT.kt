@@ -1,10 +1,15 @@
 package dev.danki.operator.it
 
 import dev.danki.operator.Operator
+import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.Keys.RunConditions
+import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
+import dev.danki.operator.kube.WarmupRunStatus
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
@@ -124,6 +129,36 @@ class RetryIT {
     private companion object {
         /** Longer than the 12 s timeout of [settings]. */
         const val OUTAGE_SECONDS = 14L
+    }
+
+    @Test
+    fun `a record left Running by a leader that decided the gate and stopped is closed from the gate`() {
+        val late = ItNamespace("danki-it-orphan")
+        late.create(Fixtures.deployment(late.ns, "orphan", settings(healthy.port)))
+        val pod = late.createReadyPod("orphan", "orphan-abc123-x1", healthy.port)
+        // what the stopped leader left: the gate decided, the record still Running
+        val spec =
+            WarmupRunSpec().apply {
+                podName = pod.metadata.name
+                podUid = pod.metadata.uid
+                deployment = "orphan"
+                failurePolicy = "closed"
+            }
+        RunStore(late.client).create(pod, pod.metadata.name, spec, WarmupRunStatus().apply { phase = "Running" })
+        PodGate(late.client) { }.write(pod, GateCondition(true, Keys.GateReasons.WARMED_UP, "cold p95 90 ms -> warm p95 9 ms"))
+        val back = late.operator()
+        try {
+            eventually(Duration.ofSeconds(30)) {
+                val status = late.run("orphan-abc123-x1")!!.status
+                status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+                status.message!! shouldContain "recorded from the pod's gate"
+                status.message!! shouldContain "cold p95 90 ms -> warm p95 9 ms"
+            }
+            // the pod was not warmed again: its gate is the one the earlier leader wrote
+            late.gate("orphan-abc123-x1")!!.message shouldBe "cold p95 90 ms -> warm p95 9 ms"
+        } finally {
+            back.stop()
+        }
     }
 
     @Test
