@@ -145,7 +145,8 @@ class RetryIT {
                 failurePolicy = "closed"
             }
         RunStore(late.client).create(pod, pod.metadata.name, spec, WarmupRunStatus().apply { phase = "Running" })
-        PodGate(late.client) { }.write(pod, GateCondition(true, Keys.GateReasons.WARMED_UP, "cold p95 90 ms -> warm p95 9 ms"))
+        val decided = GateCondition(true, Keys.GateReasons.WARMED_UP, "cold p95 90 ms -> warm p95 9 ms")
+        PodGate(late.client) { }.write(pod, decided)
         val back = late.operator()
         try {
             eventually(Duration.ofSeconds(30)) {
