@@ -99,7 +99,7 @@ class PodReconciler(
         // this process's final result is ahead of the cache: judge a retry on it when there is one
         val latestStatus = recorder.finalStatus("${pod.metadata.namespace}/$runName") ?: cachedRun?.status
         val retry = RunRetry.of(latestStatus, cachedRun?.spec?.failurePolicy, runName, rewarm, digest)
-        val retryFrom = if (retry.cause != null) Instant.now() else parsed(latestStatus?.retryTime)
+        val retryFrom = if (retry.cause != null) Instant.now() else RunStatuses.instantOf(latestStatus?.retryTime)
         val deadline = deadlineOf(ready?.lastTransitionTime, cachedRun, plan, retryFrom)
         val runInfo = RunContext.Retry(retry, digest, RunRetry.rewarmToken(rewarm), latestStatus)
         return RunContext(pod, runName, deploymentName, plan, deadline, restarts, cachedRun, runInfo)
@@ -225,10 +225,11 @@ class PodReconciler(
         plan: PlanResult,
         retryFrom: Instant?,
     ): Instant {
-        val ready = parsed(readySince) ?: parsed(run?.metadata?.creationTimestamp) ?: Instant.now()
+        val ready =
+            RunStatuses.instantOf(readySince)
+                ?: RunStatuses.instantOf(run?.metadata?.creationTimestamp)
+                ?: Instant.now()
         val from = listOfNotNull(ready, actingSince, retryFrom).max()
         return from.plus(plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT)
     }
-
-    private fun parsed(stamp: String?): Instant? = stamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
 }

@@ -79,7 +79,7 @@ class RunActions(
     }
 
     /** Marks a run that will never end on its own (its warm-up was cancelled) as Cancelled. */
-    fun cancelRecord(
+    private fun cancelRecord(
         pod: Pod,
         run: WarmupRun,
         reason: String,

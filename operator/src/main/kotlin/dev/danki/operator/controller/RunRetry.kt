@@ -68,7 +68,7 @@ data class RunRetry(
             val retries = status.retries ?: 0
             // seeded by the run, so every reconcile computes the same wait (the jitter still spreads pods)
             val wait = BackoffPolicy(BASE, CAP, Random(runName.hashCode())).delay(retries + 1)
-            val failedAt = status.completionTime?.let { runCatching { Instant.parse(it) }.getOrNull() } ?: now
+            val failedAt = RunStatuses.instantOf(status.completionTime) ?: now
             val due = failedAt.plus(wait)
             return if (now.isBefore(due)) {
                 RunRetry(dueIn = Duration.between(now, due))

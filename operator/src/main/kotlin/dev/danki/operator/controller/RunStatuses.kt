@@ -63,6 +63,9 @@ object RunStatuses {
 
     fun stamp(instant: Instant): String = instant.truncatedTo(ChronoUnit.SECONDS).toString()
 
+    /** A timestamp [stamp] or [precise] wrote (or the API server did), or null when absent or malformed. */
+    fun instantOf(stamp: String?): Instant? = stamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
+
     /** Start and completion keep milliseconds, so short runs get a meaningful duration. */
     fun precise(instant: Instant): String = instant.truncatedTo(ChronoUnit.MILLIS).toString()
 
