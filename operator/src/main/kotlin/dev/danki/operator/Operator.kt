@@ -1,5 +1,6 @@
 package dev.danki.operator
 
+import dev.danki.operator.config.GateInjection
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.controller.Controller
 import dev.danki.operator.controller.DeploymentReconciler
@@ -25,6 +26,8 @@ import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupTask
+import dev.danki.operator.webhook.MissedGates
+import dev.danki.operator.webhook.Webhook
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.nio.file.Files
 import java.time.Duration
@@ -48,7 +51,9 @@ class Operator(
             local = poolOf(config, config.concurrency, gauges::local),
             runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
-    val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() }
+    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics) }
+    val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
+    private val missedGates = config.webhook?.let { MissedGates(caches, EventRecorder(client, config.identity), metrics) }
     private val deployments: DeploymentReconciler
     private val pods: PodReconciler
     private var synced: CompletableFuture<Void>? = null
@@ -68,7 +73,8 @@ class Operator(
         val job = WarmupJob(config, WarmupAttempts(runner), runnerPods?.let { WarmupAttempts(it) }, recorder, events)
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         val template = TemplateGate(client)
-        deployments = DeploymentReconciler(caches, template, events, metrics, parser, controller::enqueuePod)
+        val patchTemplate = config.gateInjection == GateInjection.TEMPLATE
+        deployments = DeploymentReconciler(caches, template, events, metrics, parser, patchTemplate, controller::enqueuePod)
         val actions = RunActions(runs, gate, recorder, pool, job)
         pods =
             PodReconciler(config, caches, parser, recorder, pool, actions) { namespace, name ->
@@ -84,14 +90,18 @@ class Operator(
     /** Serves HTTP and fills the caches. */
     fun watch() {
         http.start()
+        webhook?.start()
         controller.watch(caches)
+        missedGates?.watch()
         synced = caches.start()
     }
 
     /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
     fun lead() {
         pods.startActing()
-        controller.startWhen(checkNotNull(synced) { "watch() first" })
+        val whenSynced = checkNotNull(synced) { "watch() first" }
+        controller.startWhen(whenSynced)
+        missedGates?.let { gates -> whenSynced.thenRun { gates.lead() } }
     }
 
     /** What keeps this replica from working, for `/healthz`: a stopped informer, an ended worker. */
@@ -102,6 +112,7 @@ class Operator(
         controller.stop()
         pool.shutdownNow()
         caches.stop()
+        webhook?.stop()
         http.stop()
     }
 

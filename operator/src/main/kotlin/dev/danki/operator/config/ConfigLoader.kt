@@ -24,6 +24,10 @@ class ConfigLoader(
 
     fun load(): OperatorConfig {
         val defaults = OperatorConfig()
+        val injection =
+            enumValue("DANKI_GATE_INJECTION", defaults.gateInjection) {
+                GateInjection.entries.firstOrNull { g -> g.name.equals(it, ignoreCase = true) }
+            }
         val config =
             OperatorConfig(
                 watchNamespaces = namespaces(),
@@ -54,6 +58,11 @@ class ConfigLoader(
                 // a share of 0 would never serve a tenant: above 0 and at most 1
                 deploymentShare = ratio("DANKI_DEPLOYMENT_SHARE", defaults.deploymentShare, aboveZero = true),
                 namespaceShare = ratio("DANKI_NAMESPACE_SHARE", defaults.namespaceShare, aboveZero = true),
+                gateInjection = injection,
+                webhook =
+                    WebhookSettingsLoader(::value, problems)
+                        .takeIf { injection == GateInjection.WEBHOOK }
+                        ?.load(defaultLeaseNamespace()),
             )
         checkLogLevel()
         if (problems.isNotEmpty()) throw ConfigException(problems.toList())
@@ -145,6 +154,7 @@ class ConfigLoader(
             problems += "$name=$raw: expected one of " +
                 when (default) {
                     is FailurePolicy -> "open, closed"
+                    is GateInjection -> "webhook, template"
                     else -> "json, text"
                 }
             default

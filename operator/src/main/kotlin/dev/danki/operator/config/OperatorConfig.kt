@@ -46,6 +46,10 @@ data class OperatorConfig(
     val runnerResources: String? = null,
     /** Whether pods on the node's network may be warmed at the node's address (off: refused). */
     val allowHostNetwork: Boolean = false,
+    /** How the gate reaches new pods; the chart defaults to the webhook, a bare process to the template. */
+    val gateInjection: GateInjection = GateInjection.TEMPLATE,
+    /** The admission webhook's settings; set exactly when [gateInjection] is `WEBHOOK`. */
+    val webhook: WebhookSettings? = null,
 ) {
     /** Output format of the logs. */
     enum class LogFormat { JSON, TEXT }

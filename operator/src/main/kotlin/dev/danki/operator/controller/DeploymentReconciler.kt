@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory
 
 /**
  * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
- * on, or off again), reports invalid annotations once as a Warning Event (and danki annotations it
+ * on, or off again; in webhook mode only off, for a template danki patched before a switch), reports invalid annotations once as a Warning Event (and danki annotations it
  * would ignore: unknown keys, keys on the pod template), and hands its pods to the
  * pod reconciler so they follow (released on opt-out, failed on bad config).
  */
@@ -22,6 +22,8 @@ class DeploymentReconciler(
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
     private val parser: PlanParser,
+    /** Template mode: opting in patches the template. Webhook mode: never added (a gate left from template mode is still removed on opt-out). */
+    private val patchTemplate: Boolean,
     private val enqueuePod: (namespace: String, name: String) -> Unit,
 ) {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
@@ -54,7 +56,9 @@ class DeploymentReconciler(
                 events.warningOnce(deployment, Keys.EventReasons.UNKNOWN_ANNOTATION, it)
             }
         if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name)
-        val change = template.changeFor(deployment, switch)
+        val change =
+            template.changeFor(deployment, switch).takeUnless { it == TemplateGate.Change.ADD && !patchTemplate }
+                ?: TemplateGate.Change.NONE
         if (change != TemplateGate.Change.NONE) {
             template.apply(deployment, change)
             log

@@ -97,6 +97,20 @@ object Keys {
         const val INVALID_CONFIG = "InvalidWarmupConfig"
         const val WARMUP_RETRIED = "WarmupRetried"
         const val UNKNOWN_ANNOTATION = "UnknownWarmupAnnotation"
+
+        /** On the Deployment: a pod of an opted-in Deployment was admitted without the gate (webhook unreachable). */
+        const val POD_NOT_GATED = "PodNotGated"
+    }
+
+    /** The webhook's own Secret: its CA and serving certificate, PEM, as `kubernetes.io/tls` plus the CA. */
+    object WebhookSecret {
+        const val TLS_CERT = "tls.crt"
+        const val TLS_KEY = "tls.key"
+        const val CA_CERT = "ca.crt"
+        const val CA_KEY = "ca.key"
+
+        /** The CA before the last CA rotation: kept in the caBundle until every replica serves the new one. */
+        const val PREVIOUS_CA_CERT = "ca-previous.crt"
     }
 
     /** WarmupRun condition types and reasons. */

@@ -87,6 +87,24 @@ class WarmupMetrics(
                 classicUpperBounds(*PATCH_BUCKETS)
             }.register(registry)
 
+    private val admissions =
+        Counter
+            .builder()
+            .name("danki_webhook_admissions_total")
+            .help("Pods the admission webhook answered, by result (gated, unchanged).")
+            .labelNames("result")
+            .register(registry)
+
+    private val notGated =
+        Counter
+            .builder()
+            .name("danki_webhook_ungated_pods_total")
+            .help(
+                "Pods of opted-in Deployments created after the opt-in without the gate: admitted while the " +
+                    "webhook was unreachable, so they joined their Service unwarmed.",
+            ).labelNames("namespace", "deployment")
+            .register(registry)
+
     /** Adds the JVM's own metrics (heap, GC, threads, CPU). */
     fun withJvmMetrics(): WarmupMetrics = apply { JvmMetrics.builder().register(registry) }
 
@@ -128,6 +146,13 @@ class WarmupMetrics(
 
     fun gatePatched(seconds: Double) = gatePatch.observe(seconds)
 
+    fun podAdmitted(result: String) = admissions.labelValues(result).inc()
+
+    fun podNotGated(
+        namespace: String,
+        deployment: String,
+    ) = notGated.labelValues(namespace, deployment).inc()
+
     fun poolChanged(
         running: Int,
         waiting: Int,
@@ -151,5 +176,9 @@ class WarmupMetrics(
         const val SUCCEEDED = "succeeded"
         const val FAILED_OPEN = "failed_open"
         const val FAILED_CLOSED = "failed_closed"
+
+        /** Admission result label values. */
+        const val ADMITTED_GATED = "gated"
+        const val ADMITTED_UNCHANGED = "unchanged"
     }
 }

@@ -1,0 +1,48 @@
+package dev.danki.operator.config
+
+import java.time.Duration
+
+/** How danki's readiness gate reaches the pods of an opted-in Deployment. */
+enum class GateInjection {
+    /** A mutating admission webhook adds it to each new pod: nothing rolls, the Deployment is never patched. */
+    WEBHOOK,
+
+    /** danki patches the Deployment's pod template: opting in (and out) rolls the Deployment once. */
+    TEMPLATE,
+}
+
+/** The admission webhook's settings (gate injection `webhook`), read by [ConfigLoader]. */
+data class WebhookSettings(
+    /** HTTPS port the webhook listens on; the chart's webhook Service targets it. */
+    val port: Int = DEFAULT_PORT,
+    /** Name of the webhook Service: the serving certificate is made out to its DNS names. */
+    val serviceName: String,
+    /** The operator's own namespace: where the Service and the certificate Secret are. */
+    val namespace: String,
+    /** The MutatingWebhookConfiguration whose caBundle danki keeps current (own certificates only). */
+    val configurationName: String,
+    /** The Secret holding danki's own CA and serving certificate; null when [certDir] is used. */
+    val secretName: String?,
+    /** A directory with `tls.crt` and `tls.key` written by someone else (cert-manager); null: own certificates. */
+    val certDir: String?,
+    /** Lifetime of a serving certificate; it is renewed once two thirds of it have passed. */
+    val certValidity: Duration = DEFAULT_CERT_VALIDITY,
+    /** Lifetime of danki's CA; renewed likewise, the previous CA stays in the caBundle meanwhile. */
+    val caValidity: Duration = DEFAULT_CA_VALIDITY,
+) {
+    /** How often the certificates are checked (and reloaded): often enough to renew well before expiry. */
+    val checkEvery: Duration
+        get() = minOf(MAX_CHECK_EVERY, certValidity.dividedBy(CHECKS_PER_LIFETIME))
+
+    companion object {
+        const val DEFAULT_PORT = 9443
+        val DEFAULT_CERT_VALIDITY: Duration = Duration.ofDays(90)
+        val DEFAULT_CA_VALIDITY: Duration = Duration.ofDays(5 * 365)
+
+        /** A replica sees a rotation by another within this; short against any sensible validity. */
+        val MAX_CHECK_EVERY: Duration = Duration.ofMinutes(1)
+
+        /** Six looks per lifetime: between renewal (at 2/3) and expiry, every replica reloads at least once. */
+        private const val CHECKS_PER_LIFETIME = 6L
+    }
+}

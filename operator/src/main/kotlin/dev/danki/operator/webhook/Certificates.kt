@@ -1,0 +1,166 @@
+package dev.danki.operator.webhook
+
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo
+import org.bouncycastle.asn1.x500.X500Name
+import org.bouncycastle.asn1.x509.BasicConstraints
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage
+import org.bouncycastle.asn1.x509.Extension
+import org.bouncycastle.asn1.x509.GeneralName
+import org.bouncycastle.asn1.x509.GeneralNames
+import org.bouncycastle.asn1.x509.KeyPurposeId
+import org.bouncycastle.asn1.x509.KeyUsage
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers
+import org.bouncycastle.cert.X509CertificateHolder
+import org.bouncycastle.cert.X509v3CertificateBuilder
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder
+import org.bouncycastle.openssl.PEMKeyPair
+import org.bouncycastle.openssl.PEMParser
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder
+import org.bouncycastle.util.io.pem.PemObject
+import java.io.StringReader
+import java.io.StringWriter
+import java.math.BigInteger
+import java.security.KeyFactory
+import java.security.KeyPair
+import java.security.KeyPairGenerator
+import java.security.PrivateKey
+import java.security.SecureRandom
+import java.security.cert.X509Certificate
+import java.security.spec.ECGenParameterSpec
+import java.security.spec.PKCS8EncodedKeySpec
+import java.time.Duration
+import java.time.Instant
+import java.util.Base64
+import java.util.Date
+
+/**
+ * danki's own small PKI for the webhook, built with BouncyCastle: a CA, and serving certificates
+ * it signs for the webhook Service's DNS names. EC P-256 keys: quick to make, accepted by Go's TLS.
+ */
+object Certificates {
+    private val random = SecureRandom()
+
+    /** A self-signed CA, valid from a minute ago (clock skew) for [validity]. */
+    fun newCa(
+        now: Instant,
+        validity: Duration,
+    ): KeyMaterial {
+        val pair = keyPair()
+        val name = X500Name("CN=danki-webhook-ca-${now.epochSecond}")
+        val builder =
+            builderOf(name, name, pair, now, validity)
+                .addExtension(Extension.basicConstraints, true, BasicConstraints(0))
+                .addExtension(Extension.keyUsage, true, KeyUsage(KeyUsage.keyCertSign or KeyUsage.cRLSign))
+        return KeyMaterial(pair.private, sign(builder, pair.private))
+    }
+
+    /** A serving certificate for [dnsNames], signed by [ca] and never outliving it. */
+    fun newServing(
+        ca: KeyMaterial,
+        dnsNames: List<String>,
+        now: Instant,
+        validity: Duration,
+    ): KeyMaterial {
+        val pair = keyPair()
+        val until = minOf(now.plus(validity), ca.notAfter)
+        val names = GeneralNames(dnsNames.map { GeneralName(GeneralName.dNSName, it) }.toTypedArray())
+        val builder =
+            builderOf(
+                X500Name.getInstance(ca.certificate.subjectX500Principal.encoded),
+                X500Name("CN=${dnsNames.first()}"),
+                pair,
+                now,
+                Duration.between(now, until),
+            ).addExtension(Extension.subjectAlternativeName, false, names)
+                .addExtension(Extension.keyUsage, true, KeyUsage(KeyUsage.digitalSignature))
+                .addExtension(Extension.extendedKeyUsage, false, ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
+                .addExtension(
+                    Extension.authorityKeyIdentifier,
+                    false,
+                    JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca.certificate),
+                )
+        return KeyMaterial(pair.private, sign(builder, ca.key))
+    }
+
+    /** The DNS names the API server may use for the Service: it dials `<service>.<namespace>.svc`. */
+    fun serviceNames(
+        service: String,
+        namespace: String,
+    ) = listOf("$service.$namespace.svc", "$service.$namespace.svc.cluster.local", "$service.$namespace", service)
+
+    /** A certificate, or a private key as PKCS#8 (`PRIVATE KEY`, the JDK's own encoding), in PEM. */
+    fun pem(value: Any): String {
+        if (value !is PrivateKey) {
+            return StringWriter().also { out -> JcaPEMWriter(out).use { it.writeObject(value) } }.toString()
+        }
+        val body = Base64.getMimeEncoder(PEM_LINE, "\n".toByteArray()).encodeToString(value.encoded)
+        return "-----BEGIN PRIVATE KEY-----\n$body\n-----END PRIVATE KEY-----\n"
+    }
+
+    /** Every certificate in a PEM text (a caBundle holds one or two). */
+    fun certificatesOf(pem: String): List<X509Certificate> =
+        PEMParser(StringReader(pem)).use { parser ->
+            generateSequence { parser.readObject() }
+                .filterIsInstance<X509CertificateHolder>()
+                .map { JcaX509CertificateConverter().getCertificate(it) }
+                .toList()
+        }
+
+    /** A private key from PEM: PKCS#8 (`PRIVATE KEY`, danki's), or PKCS#1 / SEC 1 as cert-manager may write. */
+    fun privateKeyOf(pem: String): PrivateKey {
+        val pkcs8 = PKCS8_PEM.find(pem)
+        if (pkcs8 != null) {
+            val der = Base64.getMimeDecoder().decode(pkcs8.groupValues[1])
+            return KeyFactory.getInstance(algorithmOf(PrivateKeyInfo.getInstance(der))).generatePrivate(PKCS8EncodedKeySpec(der))
+        }
+        val parsed = PEMParser(StringReader(pem)).use { it.readObject() }
+        val info =
+            when (parsed) {
+                is PEMKeyPair -> parsed.privateKeyInfo
+                is PrivateKeyInfo -> parsed
+                else -> throw IllegalArgumentException("no private key in PEM (${parsed?.javaClass?.simpleName})")
+            }
+        return KeyFactory.getInstance(algorithmOf(info)).generatePrivate(PKCS8EncodedKeySpec(info.encoded))
+    }
+
+    private fun algorithmOf(info: PrivateKeyInfo) =
+        if (info.privateKeyAlgorithm.algorithm == X9ObjectIdentifiers.id_ecPublicKey) "EC" else "RSA"
+
+    private fun keyPair(): KeyPair =
+        KeyPairGenerator.getInstance("EC").apply { initialize(ECGenParameterSpec("secp256r1"), random) }.generateKeyPair()
+
+    private fun builderOf(
+        issuer: X500Name,
+        subject: X500Name,
+        pair: KeyPair,
+        now: Instant,
+        validity: Duration,
+    ): X509v3CertificateBuilder =
+        JcaX509v3CertificateBuilder(
+            issuer,
+            BigInteger(SERIAL_BITS, random),
+            Date.from(now.minus(CLOCK_SKEW)),
+            Date.from(now.plus(validity)),
+            subject,
+            pair.public,
+        ).addExtension(
+            Extension.subjectKeyIdentifier,
+            false,
+            JcaX509ExtensionUtils().createSubjectKeyIdentifier(pair.public),
+        )
+
+    private fun sign(
+        builder: X509v3CertificateBuilder,
+        key: PrivateKey,
+    ): X509Certificate = JcaX509CertificateConverter().getCertificate(builder.build(JcaContentSignerBuilder("SHA256withECDSA").build(key)))
+
+    private const val SERIAL_BITS = 64
+    private const val PEM_LINE = 64
+    private val PKCS8_PEM = Regex("-----BEGIN PRIVATE KEY-----([^-]+)-----END PRIVATE KEY-----")
+
+    /** Back-dated a minute: a node whose clock runs behind must not see a certificate from the future. */
+    private val CLOCK_SKEW: Duration = Duration.ofMinutes(1)
+}

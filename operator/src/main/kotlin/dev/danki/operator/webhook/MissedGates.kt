@@ -1,0 +1,95 @@
+package dev.danki.operator.webhook
+
+import dev.danki.operator.gate.PodGate
+import dev.danki.operator.kube.Caches
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.PodOwners
+import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler
+import java.time.Instant
+import java.util.concurrent.ConcurrentHashMap
+
+/**
+ * Pods that an opted-in Deployment created after it opted in, but that carry no gate: admitted while the
+ * webhook was unreachable (failurePolicy Ignore let them through). They join their Service unwarmed;
+ * the leader counts each once in a metric and says so in a Warning Event on the Deployment.
+ */
+class MissedGates(
+    private val caches: Caches,
+    private val events: EventRecorder,
+    private val metrics: WarmupMetrics,
+) {
+    private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
+
+    @Volatile private var leading = false
+
+    /** Follows pod events; only the leader reports. */
+    fun watch() {
+        caches.pods.addHandler(
+            object : ResourceEventHandler<Pod> {
+                override fun onAdd(pod: Pod) = check(pod)
+
+                override fun onUpdate(
+                    old: Pod,
+                    pod: Pod,
+                ) = check(pod)
+
+                override fun onDelete(
+                    pod: Pod,
+                    deletedFinalStateUnknown: Boolean,
+                ) {
+                    seen.remove(pod.metadata.uid)
+                }
+            },
+        )
+    }
+
+    /** This replica leads: report what the cache holds already (pods created while no danki was up), then follow. */
+    fun lead() {
+        leading = true
+        caches.pods.all().forEach(::check)
+    }
+
+    private fun check(pod: Pod) {
+        if (!leading || PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
+        val name = PodOwners.deploymentOf(pod) ?: return
+        val deployment = caches.deployments.get(pod.metadata.namespace, name) ?: return
+        if (WarmupSwitch.of(deployment.metadata.annotations) != WarmupSwitch.ENABLED) return
+        val optedIn = optedInAt(deployment) ?: return
+        val created = pod.metadata.creationTimestamp?.let(Instant::parse) ?: return
+        // pods from before the opt-in stay as they are by design (no rollout); only later ones were missed
+        if (!created.isAfter(optedIn) || !seen.add(pod.metadata.uid)) return
+        metrics.podNotGated(pod.metadata.namespace, name)
+        events.warningOnce(
+            deployment,
+            Keys.EventReasons.POD_NOT_GATED,
+            "pod ${pod.metadata.name} was admitted without the ${Keys.GATE_CONDITION} readiness gate " +
+                "(the danki webhook was unreachable), so it joins the Service unwarmed; " +
+                "delete the pod to have it recreated with the gate",
+        )
+    }
+
+    companion object {
+        /**
+         * When the `danki.dev/warmup` annotation was last written, from the managedFields entry that owns it
+         * (null: unknown, so nothing is reported). The entry's time moves with any later change by the same
+         * manager, which can only hide a missed pod, never report a pod that was not missed.
+         */
+        fun optedInAt(deployment: Deployment): Instant? =
+            deployment.metadata.managedFields
+                .orEmpty()
+                .filter { owns(it.fieldsV1?.additionalProperties) }
+                .mapNotNull { entry -> entry.time?.let { runCatching { Instant.parse(it) }.getOrNull() } }
+                .maxOrNull()
+
+        private fun owns(fields: Map<String, Any>?): Boolean {
+            val metadata = fields?.get("f:metadata") as? Map<*, *> ?: return false
+            val annotations = metadata["f:annotations"] as? Map<*, *> ?: return false
+            return annotations.containsKey("f:${Keys.Annotations.WARMUP}")
+        }
+    }
+}

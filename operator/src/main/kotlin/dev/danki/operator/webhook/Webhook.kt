@@ -1,0 +1,39 @@
+package dev.danki.operator.webhook
+
+import dev.danki.operator.config.WebhookSettings
+import dev.danki.operator.kube.Caches
+import dev.danki.operator.metrics.WarmupMetrics
+import io.fabric8.kubernetes.client.KubernetesClient
+
+/**
+ * The admission webhook's parts for one replica: its HTTPS server, its certificates (danki's own, or
+ * cert-manager's mounted ones) and their rotation. Every replica serves; only the leader warms.
+ */
+class Webhook(
+    settings: WebhookSettings,
+    client: KubernetesClient,
+    caches: Caches,
+    metrics: WarmupMetrics,
+) {
+    private val keys = ServingKeys()
+    val server = WebhookServer(settings.port, keys, PodAdmission(metrics) { ns, name -> caches.deployments.get(ns, name) })
+    private val rotation =
+        CertificateRotation(
+            settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),
+            keys,
+            settings.checkEvery,
+        )
+
+    fun start() {
+        rotation.start()
+        server.start()
+    }
+
+    /** Ready to admit pods: a certificate is loaded (the caches are the operator's readiness already). */
+    fun ready(): Boolean = keys.loaded()
+
+    fun stop() {
+        server.stop()
+        rotation.stop()
+    }
+}

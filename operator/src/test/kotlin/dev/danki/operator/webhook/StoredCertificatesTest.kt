@@ -1,0 +1,66 @@
+package dev.danki.operator.webhook
+
+import io.kotest.matchers.nulls.shouldBeNull
+import io.kotest.matchers.nulls.shouldNotBeNull
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.shouldNotBe
+import org.junit.jupiter.api.Test
+import java.time.Duration
+import java.time.Instant
+
+class StoredCertificatesTest {
+    private val names = Certificates.serviceNames("danki-webhook", "danki-system")
+    private val cert = Duration.ofMinutes(30)
+    private val ca = Duration.ofMinutes(90)
+    private val t0 = Instant.parse("2026-11-23T10:00:00Z")
+
+    private fun next(
+        stored: StoredCertificates?,
+        at: Instant,
+    ) = StoredCertificates.next(stored, names, at, cert, ca)
+
+    @Test
+    fun `an empty Secret gets a CA and a serving certificate for the Service's names, signed by it`() {
+        val first = next(null, t0).shouldNotBeNull()
+        first.serving.signedBy(first.ca.certificate) shouldBe true
+        first.serving.certificate.subjectAlternativeNames
+            .map { it[1] } shouldBe names
+        first.previousCa.shouldBeNull()
+    }
+
+    @Test
+    fun `what is stored reads back the same through the Secret's data`() {
+        val first = next(null, t0)!!
+        val read = StoredCertificates.of(first.toData()).shouldNotBeNull()
+        read.ca.certificate shouldBe first.ca.certificate
+        read.serving.certificate shouldBe first.serving.certificate
+        StoredCertificates.of(emptyMap()).shouldBeNull()
+        StoredCertificates.of(mapOf("tls.crt" to "bm90IGEgY2VydA==")).shouldBeNull()
+    }
+
+    @Test
+    fun `nothing changes before two thirds of the serving lifetime, then only the serving certificate`() {
+        val first = next(null, t0)!!
+        next(first, t0.plus(Duration.ofMinutes(15))).shouldBeNull()
+        val renewed = next(first, t0.plus(Duration.ofMinutes(25))).shouldNotBeNull()
+        renewed.ca.certificate shouldBe first.ca.certificate
+        renewed.serving.certificate shouldNotBe first.serving.certificate
+        renewed.serving.signedBy(first.ca.certificate) shouldBe true
+    }
+
+    @Test
+    fun `a CA due keeps the old one in the bundle and the serving certificate until the next check`() {
+        val first = next(null, t0)!!
+        val at = t0.plus(Duration.ofMinutes(65))
+        val serving = Certificates.newServing(first.ca, names, t0.plus(Duration.ofMinutes(55)), cert)
+        val rotated = next(first.copy(serving = serving), at)!!
+        rotated.ca.certificate shouldNotBe first.ca.certificate
+        rotated.previousCa shouldBe first.ca.certificate
+        Certificates.certificatesOf(rotated.caBundle(at)) shouldBe listOf(rotated.ca.certificate, first.ca.certificate)
+        rotated.serving.certificate shouldBe serving.certificate
+        // next check: the serving certificate is not the current CA's, so it is re-issued from it
+        val reissued = next(rotated, at.plus(Duration.ofSeconds(10)))!!
+        reissued.serving.signedBy(rotated.ca.certificate) shouldBe true
+        reissued.previousCa shouldBe first.ca.certificate
+    }
+}

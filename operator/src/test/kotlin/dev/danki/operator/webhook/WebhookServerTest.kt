@@ -1,0 +1,91 @@
+package dev.danki.operator.webhook
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.metrics.WarmupMetrics
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
+import io.kotest.matchers.shouldBe
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.security.KeyStore
+import java.time.Duration
+import java.time.Instant
+import java.util.Base64
+import javax.net.ssl.SSLContext
+import javax.net.ssl.TrustManagerFactory
+
+/** The webhook's real HTTPS server on loopback, called as the API server calls it, trusting only danki's CA. */
+class WebhookServerTest {
+    private val keys = ServingKeys()
+    private val deployment =
+        DeploymentBuilder()
+            .withNewMetadata()
+            .withName("exam")
+            .withNamespace("shop")
+            .addToAnnotations(Keys.Annotations.WARMUP, "enabled")
+            .endMetadata()
+            .build()
+    private val server =
+        WebhookServer(0, keys, PodAdmission(WarmupMetrics()) { ns, name -> deployment.takeIf { ns == "shop" && name == "exam" } })
+    private val names = listOf("localhost")
+    private val json = ObjectMapper()
+
+    @AfterEach
+    fun stop() = server.stop()
+
+    private fun clientTrusting(ca: KeyMaterial): HttpClient {
+        val store = KeyStore.getInstance("PKCS12").apply { load(null, null) }
+        store.setCertificateEntry("ca", ca.certificate)
+        val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm()).apply { init(store) }
+        val tls = SSLContext.getInstance("TLS").apply { init(null, trust.trustManagers, null) }
+        return HttpClient
+            .newBuilder()
+            .sslContext(tls)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build()
+    }
+
+    private fun review(client: HttpClient): Map<*, *> {
+        val body =
+            """
+            {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",
+             "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"shop",
+             "object":{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"exam-5d8f-","labels":
+             {"app":"exam","pod-template-hash":"5d8f"},"ownerReferences":[{"apiVersion":"apps/v1",
+             "kind":"ReplicaSet","name":"exam-5d8f","uid":"r","controller":true}]},"spec":{"containers":[]}}}}
+            """.trimIndent()
+        val request =
+            HttpRequest
+                .newBuilder(URI("https://localhost:${server.port}${WebhookServer.PATH}"))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build()
+        val response = client.send(request, HttpResponse.BodyHandlers.ofString())
+        response.statusCode() shouldBe 200
+        return json.readValue(response.body(), Map::class.java)["response"] as Map<*, *>
+    }
+
+    @Test
+    fun `a pod of an opted-in Deployment is allowed with the gate patch, and a rotated certificate is served at once`() {
+        val now = Instant.now()
+        val ca = Certificates.newCa(now, Duration.ofHours(1))
+        val first = Certificates.newServing(ca, names, now, Duration.ofMinutes(10))
+        keys.load(first)
+        server.start()
+        val client = clientTrusting(ca)
+        val response = review(client)
+        response["uid"] shouldBe "u-1"
+        response["allowed"] shouldBe true
+        val patch = String(Base64.getDecoder().decode(response["patch"] as String))
+        patch shouldBe
+            """[{"op":"add","path":"/spec/readinessGates","value":[{"conditionType":"danki.dev/warmed"}]},""" +
+            """{"op":"add","path":"/metadata/labels/danki.dev~1warmup","value":"enabled"}]"""
+        // a new serving certificate from a new CA: a client trusting only the new CA is served without a restart
+        val newCa = Certificates.newCa(now, Duration.ofHours(1))
+        keys.load(Certificates.newServing(newCa, names, now, Duration.ofMinutes(10)))
+        review(clientTrusting(newCa))["allowed"] shouldBe true
+    }
+}
