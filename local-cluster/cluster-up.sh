@@ -93,6 +93,8 @@ start etcd "$BIN/etcd" --name local --data-dir "$CLUSTER_DIR/etcd" \
   --initial-cluster "local=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls "http://127.0.0.1:$ETCD_METRICS_PORT"
 wait_for "etcd healthy" 60 healthy etcd
 
+# --enable-aggregator-routing: the API server dials a Service's endpoint address, not its ClusterIP (no
+# kube-proxy here), for aggregated APIs and admission webhooks alike, as a cluster with webhooks needs.
 # --endpoint-reconciler-type=none: the default reconciler refuses a loopback advertise address and
 # would publish the bridge address as the `kubernetes` Service's endpoint, which nothing routes to.
 start kube-apiserver "$BIN/kube-apiserver" \
@@ -103,7 +105,8 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --client-ca-file="$PKI/ca.crt" \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
-  --authorization-mode=Node,RBAC --allow-privileged=true
+  --authorization-mode=Node,RBAC --allow-privileged=true \
+  --enable-aggregator-routing=true
 
 # The agent starts now and waits for the API server itself, so its JVM start-up overlaps the API
 # server's. Small heap and C1 only: it is mostly idle and should not compete with its pods.

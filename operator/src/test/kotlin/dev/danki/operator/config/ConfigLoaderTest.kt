@@ -123,3 +123,54 @@ class ConfigLoaderTest {
         load("DANKI_LOG_FORMAT" to "Text").logFormat shouldBe OperatorConfig.LogFormat.TEXT
     }
 }
+
+class WebhookConfigLoaderTest {
+    @TempDir
+    lateinit var dir: File
+
+    private fun load(vararg env: Pair<String, String>): OperatorConfig {
+        val script = File(dir, "warmup.js").apply { writeText("//") }.path
+        val k6 = File(dir, "k6").apply { writeText("#!/bin/sh\n") }.also { it.setExecutable(true) }.path
+        val base = mapOf("DANKI_K6_SCRIPT" to script, "DANKI_K6_BINARY" to k6, "POD_NAMESPACE" to "danki-system")
+        return ConfigLoader(base + env.toMap(), File(dir, "none")).load()
+    }
+
+    @Test
+    fun `a bare process injects through the template and has no webhook`() {
+        val config = load()
+        config.gateInjection shouldBe GateInjection.TEMPLATE
+        config.webhook shouldBe null
+    }
+
+    @Test
+    fun `webhook mode reads the Service, configuration, Secret and lifetimes`() {
+        val webhook =
+            load(
+                "DANKI_GATE_INJECTION" to "webhook",
+                "DANKI_WEBHOOK_SERVICE" to "danki-webhook",
+                "DANKI_WEBHOOK_CONFIGURATION" to "danki",
+                "DANKI_WEBHOOK_SECRET" to "danki-webhook-tls",
+                "DANKI_WEBHOOK_CERT_VALIDITY" to "90s",
+                "DANKI_WEBHOOK_CA_VALIDITY" to "3m",
+            ).webhook!!
+        webhook.namespace shouldBe "danki-system"
+        webhook.secretName shouldBe "danki-webhook-tls"
+        webhook.certValidity shouldBe java.time.Duration.ofSeconds(90)
+        webhook.caValidity shouldBe java.time.Duration.ofMinutes(3)
+        webhook.checkEvery shouldBe java.time.Duration.ofSeconds(15)
+    }
+
+    @Test
+    fun `webhook mode without names, with a bad lifetime or an unknown mode is refused with each problem`() {
+        val error =
+            shouldThrow<ConfigException> {
+                load("DANKI_GATE_INJECTION" to "webhook", "DANKI_WEBHOOK_CERT_VALIDITY" to "soon")
+            }
+        error.message shouldContain "DANKI_WEBHOOK_SERVICE"
+        error.message shouldContain "DANKI_WEBHOOK_CONFIGURATION"
+        error.message shouldContain "DANKI_WEBHOOK_SECRET"
+        error.message shouldContain "DANKI_WEBHOOK_CERT_VALIDITY=soon"
+        shouldThrow<ConfigException> { load("DANKI_GATE_INJECTION" to "admission") }.message shouldContain
+            "webhook, template"
+    }
+}

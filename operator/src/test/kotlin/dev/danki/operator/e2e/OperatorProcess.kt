@@ -32,6 +32,8 @@ class OperatorProcess(
                     mapOf(
                         "DANKI_WATCH_NAMESPACES" to namespaces.joinToString(","),
                         "DANKI_LEADER_ELECTION" to "true",
+                        // these suites test opting in by patching the template (webhook mode: WebhookE2E)
+                        "DANKI_GATE_INJECTION" to "template",
                         "DANKI_LEASE_NAME" to E2eCluster.LEASE_NAME,
                         "DANKI_LEASE_NAMESPACE" to leaseNamespace,
                         "POD_NAME" to identity,
