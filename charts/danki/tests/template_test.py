@@ -38,6 +38,14 @@ LEASE_RULES = [
      "verbs": ["get", "update", "delete"]},
 ]
 # Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
+# webhook mode (the default) with danki's own certificates: its one Secret and its one webhook configuration, by name.
+WEBHOOK_ROLE_RULES = [
+    {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["danki-webhook-tls"], "verbs": ["get", "update"]},
+]
+WEBHOOK_CLUSTER_RULES = [
+    {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["mutatingwebhookconfigurations"],
+     "resourceNames": ["danki"], "verbs": ["get", "patch"]},
+]
 SCHEMA_PASS_THROUGH = {"global", "extraEnv[].valueFrom", "affinity.nodeAffinity", "affinity.podAffinity",
                        "affinity.podAntiAffinity", "topologySpreadConstraints[]"}
 
@@ -74,7 +82,9 @@ def test_defaults(helm):
         return
     kinds = sorted(d["kind"] for d in docs)
     expected = sorted(["CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
-                       "RoleBinding", "Deployment", "Service", "PodDisruptionBudget"])
+                       "RoleBinding", "Deployment", "Service", "PodDisruptionBudget",
+                       "Service", "Secret", "MutatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole",
+                       "ClusterRoleBinding"])
     check("defaults: exactly the documented objects", kinds == expected, f"got {kinds}")
     crd = find(docs, "CustomResourceDefinition", "warmupruns.danki.dev")
     check("CRD warmupruns.danki.dev, namespaced, status subresource",
@@ -105,7 +115,7 @@ def test_defaults(helm):
     check("probes on /healthz and /readyz at the http port",
           c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
           and c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
-          and c["ports"] == [{"name": "http", "containerPort": 8080, "protocol": "TCP"}])
+          and c["ports"][0] == {"name": "http", "containerPort": 8080, "protocol": "TCP"})
     check("resources set", c["resources"]["requests"]["memory"] and c["resources"]["limits"]["memory"])
     psc, csc = pod["securityContext"], c["securityContext"]
     check("pod: runAsNonRoot with a fixed non-root UID, seccomp RuntimeDefault",
@@ -127,9 +137,17 @@ def test_defaults(helm):
     check("Lease Role in the release namespace, only its own Lease", lease and lease[0]["rules"] == LEASE_RULES,
           lease and lease[0]["rules"])
     all_rules = cr["rules"] + (lease[0]["rules"] if lease else [])
-    check("no wildcard, no secrets, no configmaps, no pod writes",
+    webhook_role = find(docs, "Role", "danki-webhook", NAMESPACE)
+    check("webhook Role: only its own Secret, get and update by name (no list, no create)",
+          webhook_role and webhook_role[0]["rules"] == WEBHOOK_ROLE_RULES, webhook_role and webhook_role[0]["rules"])
+    webhook_cr = find(docs, "ClusterRole", "danki-webhook")
+    check("webhook ClusterRole: only its own MutatingWebhookConfiguration, get and patch by name",
+          webhook_cr and webhook_cr[0]["rules"] == WEBHOOK_CLUSTER_RULES, webhook_cr and webhook_cr[0]["rules"])
+    all_rules += (webhook_role[0]["rules"] if webhook_role else []) + (webhook_cr[0]["rules"] if webhook_cr else [])
+    check("no wildcard, secrets only by name, no configmaps, no pod writes",
           not any("*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"] for r in all_rules)
-          and not any(res in ("secrets", "configmaps") for r in all_rules for res in r["resources"])
+          and not any(res == "configmaps" for r in all_rules for res in r["resources"])
+          and all(r.get("resourceNames") for r in all_rules if "secrets" in r["resources"])
           and not any(r["resources"] == ["pods"] and set(r["verbs"]) - {"get", "list", "watch"} for r in all_rules))
     check("deletes nothing but its own Lease, by name",
           all(r.get("resourceNames") == ["danki-operator"] and r["resources"] == ["leases"]
@@ -145,13 +163,71 @@ def test_defaults(helm):
               for d in docs if d["kind"] != "CustomResourceDefinition"))
 
 
+def test_webhook(helm):
+    code, docs, err = render(helm)
+    check("webhook mode renders by default", code == 0, err)
+    if code != 0:
+        return
+    (mwc,) = find(docs, "MutatingWebhookConfiguration", "danki")
+    (hook,) = mwc["webhooks"]
+    check("webhook: pod CREATE only, failurePolicy Ignore, sideEffects None, short timeout",
+          hook["rules"] == [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                             "resources": ["pods"], "scope": "Namespaced"}]
+          and hook["failurePolicy"] == "Ignore" and hook["sideEffects"] == "None" and hook["timeoutSeconds"] <= 5, hook)
+    check("webhook: never kube-system or the release namespace, never danki's runner pods",
+          {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", NAMESPACE]}
+          in hook["namespaceSelector"]["matchExpressions"]
+          and hook["objectSelector"] == {"matchExpressions": [{"key": "danki.dev/runner", "operator": "DoesNotExist"}]},
+          hook)
+    (svc,) = find(docs, "Service", "danki-webhook", NAMESPACE)
+    (dep,) = find(docs, "Deployment")
+    c = dep["spec"]["template"]["spec"]["containers"][0]
+    check("webhook: the Service on 443 reaches every replica's webhook port",
+          hook["clientConfig"]["service"] == {"name": "danki-webhook", "namespace": NAMESPACE, "path": "/mutate-pods",
+                                              "port": 443}
+          and svc["spec"]["ports"][0]["targetPort"] == "webhook"
+          and {"name": "webhook", "containerPort": 9443, "protocol": "TCP"} in c["ports"]
+          and svc["spec"]["selector"] == dep["spec"]["selector"]["matchLabels"])
+    env = env_of(c)
+    check("webhook: the operator knows its Service, configuration and Secret",
+          env.get("DANKI_GATE_INJECTION") == "webhook" and env.get("DANKI_WEBHOOK_SERVICE") == "danki-webhook"
+          and env.get("DANKI_WEBHOOK_CONFIGURATION") == "danki" and env.get("DANKI_WEBHOOK_SECRET") == "danki-webhook-tls",
+          env)
+    check("webhook: the chart creates the empty Secret the operator fills", find(docs, "Secret", "danki-webhook-tls"))
+    code, docs, err = render(helm, "--set", "watchNamespaces={shop}")
+    (mwc,) = find(docs, "MutatingWebhookConfiguration", "danki")
+    check("webhook: watchNamespaces narrows the namespaceSelector",
+          {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["shop"]}
+          in mwc["webhooks"][0]["namespaceSelector"]["matchExpressions"])
+    code, docs, err = render(helm, "--set", "webhook.certManager.enabled=true")
+    check("cert-manager mode renders", code == 0, err)
+    if code == 0:
+        (mwc,) = find(docs, "MutatingWebhookConfiguration", "danki")
+        (dep,) = find(docs, "Deployment")
+        env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+        check("cert-manager mode: Certificate, CA injected, files mounted, no Secret rights, no Secret of ours",
+              find(docs, "Certificate", "danki-webhook") and find(docs, "Issuer", "danki-webhook")
+              and mwc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == f"{NAMESPACE}/danki-webhook"
+              and env.get("DANKI_WEBHOOK_CERT_DIR") == "/etc/danki/webhook-tls" and "DANKI_WEBHOOK_SECRET" not in env
+              and not find(docs, "Role", "danki-webhook") and not find(docs, "Secret"), env)
+    code, docs, err = render(helm, "--set", "gateInjection=template")
+    (dep,) = find(docs, "Deployment")
+    env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+    check("template mode: no webhook, no webhook Service, Secret or rights",
+          code == 0 and not find(docs, "MutatingWebhookConfiguration") and not find(docs, "Secret")
+          and not find(docs, "Service", "danki-webhook") and not find(docs, "Role", "danki-webhook")
+          and env.get("DANKI_GATE_INJECTION") == "template", env)
+
+
 def test_namespaced(helm):
     code, docs, err = render(helm, "--set", "watchNamespaces={shop,payments}")
     check("namespaced mode renders", code == 0, err)
     if code != 0:
         return
-    check("namespaced mode: no ClusterRole or ClusterRoleBinding",
-          not find(docs, "ClusterRole") and not find(docs, "ClusterRoleBinding"))
+    check("namespaced mode: nothing cluster-wide but the webhook configuration, by name",
+          [d["metadata"]["name"] for d in find(docs, "ClusterRole")] == ["danki-webhook"]
+          and find(docs, "ClusterRole")[0]["rules"] == WEBHOOK_CLUSTER_RULES
+          and [d["metadata"]["name"] for d in find(docs, "ClusterRoleBinding")] == ["danki-webhook"])
     for ns in ("shop", "payments"):
         role = find(docs, "Role", "danki", ns)
         check(f"namespaced mode: Role in {ns} with the same rules", role and role[0]["rules"] == WATCH_RULES)
@@ -163,7 +239,7 @@ def test_namespaced(helm):
           find(docs, "Role", "danki-leader-election", NAMESPACE))
     roles = find(docs, "Role")
     check("namespaced mode: no Role anywhere else", sorted(r["metadata"]["namespace"] for r in roles)
-          == sorted(["shop", "payments", NAMESPACE]))
+          == sorted(["shop", "payments", NAMESPACE, NAMESPACE]))
     (dep,) = find(docs, "Deployment")
     env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
     check("namespaced mode: DANKI_WATCH_NAMESPACES=shop,payments", env["DANKI_WATCH_NAMESPACES"] == "shop,payments")
@@ -207,6 +283,8 @@ def test_rejected(helm):
         ("a namespace that is not a DNS label", ["--set", "watchNamespaces={Shop_1}"], "watchNamespaces"),
         ("two replicas without leader election", ["--set", "leaderElection.enabled=false"], "leaderElection"),
         ("a PDB that blocks every drain", ["--set", "replicaCount=1"], "minAvailable"),
+        ("an unknown gate injection", ["--set", "gateInjection=admission"], "gateInjection"),
+        ("a failure policy the API server does not know", ["--set", "webhook.failurePolicy=ignore"], "failurePolicy"),
         ("a typo in a resource name", ["--set", "resources.requests.cpuu=100m"], "cpuu"),
         ("a resource limit that is not a quantity", ["--set", "resources.limits.memory=lots"], "memory"),
     ]
@@ -279,6 +357,7 @@ def main(helms):
         version = subprocess.run([helm, "version", "--short"], capture_output=True, text=True).stdout.strip()
         print(f"== {helm} ({version})")
         test_defaults(helm)
+        test_webhook(helm)
         test_namespaced(helm)
         test_runner(helm)
         test_rejected(helm)
