@@ -237,8 +237,10 @@ run_suite() {
   local helm=$1 short=$2
   local rel="danki-e2e-$short" ns="danki-e2e-$short"
   local app="$ns-app" other="$ns-other" sa="danki-e2e-$short"
+  # Template mode, explicitly: this test is about RBAC and the template opt-out and repair; webhook
+  # mode (the default) is tested by the operator's WebhookE2E.
   local common=(--namespace "$ns" --set "image.tag=$IMAGE_TAG" --set "leaderElection.leaseName=$LEASE"
-    --set logging.format=text --wait --timeout "${TIMEOUT}s")
+    --set logging.format=text --set gateInjection=template --wait --timeout "${TIMEOUT}s")
   local started=$SECONDS
   echo "== $short: $("$helm" version --short)"
   # shellcheck disable=SC2064 # expand now: the trap must clean this suite's names

@@ -53,7 +53,8 @@ class Operator(
         )
     val webhook = config.webhook?.let { Webhook(it, client, caches, metrics) }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
-    private val missedGates = config.webhook?.let { MissedGates(caches, EventRecorder(client, config.identity), metrics) }
+    private val missedGates =
+        config.webhook?.let { MissedGates(caches, EventRecorder(client, config.identity), metrics) }
     private val deployments: DeploymentReconciler
     private val pods: PodReconciler
     private var synced: CompletableFuture<Void>? = null
@@ -74,7 +75,8 @@ class Operator(
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         val template = TemplateGate(client)
         val patchTemplate = config.gateInjection == GateInjection.TEMPLATE
-        deployments = DeploymentReconciler(caches, template, events, metrics, parser, patchTemplate, controller::enqueuePod)
+        deployments =
+            DeploymentReconciler(caches, template, events, metrics, parser, patchTemplate, controller::enqueuePod)
         val actions = RunActions(runs, gate, recorder, pool, job)
         pods =
             PodReconciler(config, caches, parser, recorder, pool, actions) { namespace, name ->

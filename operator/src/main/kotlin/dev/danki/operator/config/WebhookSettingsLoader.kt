@@ -40,7 +40,11 @@ class WebhookSettingsLoader(
         )
     }
 
-    private fun required(name: String): String = value(name) ?: "".also { problems += "$name: required with DANKI_GATE_INJECTION=webhook" }
+    private fun required(name: String): String {
+        val found = value(name)
+        if (found == null) problems += "$name: required with DANKI_GATE_INJECTION=webhook"
+        return found.orEmpty()
+    }
 
     private fun duration(
         name: String,

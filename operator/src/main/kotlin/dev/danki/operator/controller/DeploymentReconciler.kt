@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory
 
 /**
  * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
- * on, or off again; in webhook mode only off, for a template danki patched before a switch), reports invalid annotations once as a Warning Event (and danki annotations it
+ * on, or off again; in webhook mode only off, for a template danki patched before a switch), reports
+ * invalid annotations once as a Warning Event (and danki annotations it
  * would ignore: unknown keys, keys on the pod template), and hands its pods to the
  * pod reconciler so they follow (released on opt-out, failed on bad config).
  */
@@ -22,7 +23,7 @@ class DeploymentReconciler(
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
     private val parser: PlanParser,
-    /** Template mode: opting in patches the template. Webhook mode: never added (a gate left from template mode is still removed on opt-out). */
+    /** Template mode: opting in patches the template; webhook mode: never (an old gate still goes on opt-out). */
     private val patchTemplate: Boolean,
     private val enqueuePod: (namespace: String, name: String) -> Unit,
 ) {

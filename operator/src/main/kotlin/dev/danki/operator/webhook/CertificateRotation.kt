@@ -32,7 +32,9 @@ class CertificateRotation(
             try {
                 source.check()
                 true
-            } catch (e: Exception) {
+            } catch (
+                @Suppress("TooGenericExceptionCaught") e: Exception,
+            ) {
                 // the worker boundary: a failed check (API server away, Secret missing) is tried again soon
                 log.atWarn().setCause(e).log("webhook certificate check failed")
                 false

@@ -114,7 +114,8 @@ object Certificates {
         val pkcs8 = PKCS8_PEM.find(pem)
         if (pkcs8 != null) {
             val der = Base64.getMimeDecoder().decode(pkcs8.groupValues[1])
-            return KeyFactory.getInstance(algorithmOf(PrivateKeyInfo.getInstance(der))).generatePrivate(PKCS8EncodedKeySpec(der))
+            val algorithm = algorithmOf(PrivateKeyInfo.getInstance(der))
+            return KeyFactory.getInstance(algorithm).generatePrivate(PKCS8EncodedKeySpec(der))
         }
         val parsed = PEMParser(StringReader(pem)).use { it.readObject() }
         val info =
@@ -130,7 +131,10 @@ object Certificates {
         if (info.privateKeyAlgorithm.algorithm == X9ObjectIdentifiers.id_ecPublicKey) "EC" else "RSA"
 
     private fun keyPair(): KeyPair =
-        KeyPairGenerator.getInstance("EC").apply { initialize(ECGenParameterSpec("secp256r1"), random) }.generateKeyPair()
+        KeyPairGenerator
+            .getInstance("EC")
+            .apply { initialize(ECGenParameterSpec("secp256r1"), random) }
+            .generateKeyPair()
 
     private fun builderOf(
         issuer: X500Name,
@@ -155,7 +159,10 @@ object Certificates {
     private fun sign(
         builder: X509v3CertificateBuilder,
         key: PrivateKey,
-    ): X509Certificate = JcaX509CertificateConverter().getCertificate(builder.build(JcaContentSignerBuilder("SHA256withECDSA").build(key)))
+    ): X509Certificate {
+        val signer = JcaContentSignerBuilder("SHA256withECDSA").build(key)
+        return JcaX509CertificateConverter().getCertificate(builder.build(signer))
+    }
 
     private const val SERIAL_BITS = 64
     private const val PEM_LINE = 64

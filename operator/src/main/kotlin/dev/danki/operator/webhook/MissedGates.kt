@@ -56,14 +56,13 @@ class MissedGates(
 
     private fun check(pod: Pod) {
         if (!leading || PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
-        val name = PodOwners.deploymentOf(pod) ?: return
-        val deployment = caches.deployments.get(pod.metadata.namespace, name) ?: return
-        if (WarmupSwitch.of(deployment.metadata.annotations) != WarmupSwitch.ENABLED) return
-        val optedIn = optedInAt(deployment) ?: return
-        val created = pod.metadata.creationTimestamp?.let(Instant::parse) ?: return
+        val deployment = optedInDeploymentOf(pod) ?: return
+        val optedIn = optedInAt(deployment)
+        val created = pod.metadata.creationTimestamp?.let(Instant::parse)
         // pods from before the opt-in stay as they are by design (no rollout); only later ones were missed
-        if (!created.isAfter(optedIn) || !seen.add(pod.metadata.uid)) return
-        metrics.podNotGated(pod.metadata.namespace, name)
+        val missed = optedIn != null && created != null && created.isAfter(optedIn)
+        if (!missed || !seen.add(pod.metadata.uid)) return
+        metrics.podNotGated(pod.metadata.namespace, deployment.metadata.name)
         events.warningOnce(
             deployment,
             Keys.EventReasons.POD_NOT_GATED,
@@ -71,6 +70,12 @@ class MissedGates(
                 "(the danki webhook was unreachable), so it joins the Service unwarmed; " +
                 "delete the pod to have it recreated with the gate",
         )
+    }
+
+    private fun optedInDeploymentOf(pod: Pod): Deployment? {
+        val name = PodOwners.deploymentOf(pod) ?: return null
+        val deployment = caches.deployments.get(pod.metadata.namespace, name)
+        return deployment?.takeIf { WarmupSwitch.of(it.metadata.annotations) == WarmupSwitch.ENABLED }
     }
 
     companion object {

@@ -80,7 +80,9 @@ class OwnCertificates(
                         mapOf("name" to it.name, "clientConfig" to mapOf("caBundle" to encoded))
                     },
             )
-        configurations.withName(settings.configurationName).patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+        configurations
+            .withName(settings.configurationName)
+            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
         log.atInfo().addKeyValue("configuration", settings.configurationName).log("webhook caBundle published")
     }
 

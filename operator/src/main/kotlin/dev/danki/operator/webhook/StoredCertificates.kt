@@ -66,7 +66,8 @@ data class StoredCertificates(
                 return StoredCertificates(ca, serving, stored.ca.certificate)
             }
             val serving = stored.serving
-            if (serving.dueForRenewal(now) || !serving.notAfter.isAfter(now) || !serving.signedBy(stored.ca.certificate)) {
+            val expired = !serving.notAfter.isAfter(now)
+            if (serving.dueForRenewal(now) || expired || !serving.signedBy(stored.ca.certificate)) {
                 return stored.copy(serving = Certificates.newServing(stored.ca, dnsNames, now, certValidity))
             }
             return null

@@ -16,7 +16,8 @@ class Webhook(
     metrics: WarmupMetrics,
 ) {
     private val keys = ServingKeys()
-    val server = WebhookServer(settings.port, keys, PodAdmission(metrics) { ns, name -> caches.deployments.get(ns, name) })
+    val server =
+        WebhookServer(settings.port, keys, PodAdmission(metrics) { ns, name -> caches.deployments.get(ns, name) })
     private val rotation =
         CertificateRotation(
             settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),

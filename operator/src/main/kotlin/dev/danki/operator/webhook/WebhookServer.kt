@@ -45,7 +45,9 @@ class WebhookServer(
             val answer =
                 try {
                     admission.review(it.requestBody.readNBytes(MAX_BODY))
-                } catch (e: Exception) {
+                } catch (
+                    @Suppress("TooGenericExceptionCaught") e: Exception,
+                ) {
                     // a request danki cannot read: the API server applies failurePolicy (Ignore: the pod is created)
                     log.atWarn().setCause(e).log("admission review failed")
                     return it.sendResponseHeaders(BAD_REQUEST, -1)

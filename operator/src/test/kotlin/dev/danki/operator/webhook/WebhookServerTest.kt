@@ -30,9 +30,14 @@ class WebhookServerTest {
             .endMetadata()
             .build()
     private val server =
-        WebhookServer(0, keys, PodAdmission(WarmupMetrics()) { ns, name -> deployment.takeIf { ns == "shop" && name == "exam" } })
+        WebhookServer(0, keys, PodAdmission(WarmupMetrics(), ::deploymentOf))
     private val names = listOf("localhost")
     private val json = ObjectMapper()
+
+    private fun deploymentOf(
+        namespace: String,
+        name: String,
+    ) = deployment.takeIf { namespace == "shop" && name == "exam" }
 
     @AfterEach
     fun stop() = server.stop()
@@ -69,7 +74,7 @@ class WebhookServerTest {
     }
 
     @Test
-    fun `a pod of an opted-in Deployment is allowed with the gate patch, and a rotated certificate is served at once`() {
+    fun `an opted-in Deployment's pod is allowed with the gate patch, a rotated certificate served at once`() {
         val now = Instant.now()
         val ca = Certificates.newCa(now, Duration.ofHours(1))
         val first = Certificates.newServing(ca, names, now, Duration.ofMinutes(10))
