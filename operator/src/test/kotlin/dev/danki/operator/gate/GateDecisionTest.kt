@@ -170,6 +170,11 @@ class GateDecisionTest {
                 row("no pod IP waits", ready.copy(hasPodIP = false), GateDecision.WAIT),
                 row("invalid config fails", ready.copy(invalidConfig = true), GateDecision.FAIL_INVALID_CONFIG),
                 row(
+                    "invalid config fails before the containers are ready: nothing to wait for",
+                    ready.copy(invalidConfig = true, containersReady = false, hasPodIP = false),
+                    GateDecision.FAIL_INVALID_CONFIG,
+                ),
+                row(
                     "deadline passed while waiting fails",
                     ready.copy(runPhase = "Pending", deadlinePassed = true),
                     GateDecision.FAIL_TIMEOUT,
