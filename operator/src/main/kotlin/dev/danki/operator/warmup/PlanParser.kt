@@ -19,7 +19,8 @@ data class ConfigProblem(
 /** Thrown by a value parser to say precisely what is wrong, instead of the key's general expectation. */
 private class InvalidValue(
     val expected: String,
-) : RuntimeException(expected)
+    cause: Throwable? = null,
+) : RuntimeException(expected, cause)
 
 /** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
 data class PlanResult(
@@ -208,7 +209,8 @@ class PlanParser(
             } catch (e: JsonProcessingException) {
                 // say where and why, e.g. a raw line break inside a string, which JSON forbids
                 val at = e.location?.let { " at column ${it.columnNr}" }.orEmpty()
-                throw InvalidValue("$HEADERS_EXPECTED; this value is not valid JSON$at: ${e.originalMessage.lines().first()}")
+                val why = e.originalMessage.lines().first()
+                throw InvalidValue("$HEADERS_EXPECTED; this value is not valid JSON$at: $why", e)
             }
         if (node == null || !node.isObject) return null
         val problem =

@@ -69,8 +69,10 @@ class BadInputE2E {
             }
         BadInputReport.write(doc, rows, header())
         rows.forEach { (case, seen, misses) ->
-            println("BAD-INPUT ${case.name}: run ${seen.runReason}, gate ${seen.gateReason}, ready ${seen.ready}, " +
-                "gated ${seen.gatedSeconds} s, decided ${seen.decidedSeconds} s after ContainersReady; $misses")
+            println(
+                "BAD-INPUT ${case.name}: run ${seen.runReason}, gate ${seen.gateReason}, ready ${seen.ready}, " +
+                    "gated ${seen.gatedSeconds} s, decided ${seen.decidedSeconds} s after ContainersReady; $misses",
+            )
         }
         val differing = rows.filter { it.third.isNotEmpty() }.map { "${it.first.name}: ${it.third}" }
         withClue("cases that differ from their expectation (see ${doc.path})") { differing.shouldBeEmpty() }
@@ -96,7 +98,11 @@ class BadInputE2E {
         return finished && (gate.status == "True" || !case.expect.ready)
     }
 
-    private fun ready(pod: Pod) = pod.status?.conditions.orEmpty().any { it.type == "Ready" && it.status == "True" }
+    private fun ready(pod: Pod) =
+        pod.status
+            ?.conditions
+            .orEmpty()
+            .any { it.type == "Ready" && it.status == "True" }
 
     private fun observe(
         case: BadInputCase,

@@ -188,7 +188,7 @@ object BadInputCases {
                 mistake = "danki.dev/headers: a raw CR LF inside a JSON string",
             ),
             invalid("headers-not-json", Annotations.HEADERS, "Authorization: x", "a JSON object of header names"),
-            invalid("headers-bad-name", Annotations.HEADERS, "{\"bad name\":\"x\"}", "a header name of token characters"),
+            invalid("headers-bad-name", Annotations.HEADERS, "{\"bad name\":\"x\"}", "a header name of token"),
             invalid("headers-number", Annotations.HEADERS, "{\"X-N\":1}", "a string value for header X-N"),
             invalid(
                 "headers-many",
@@ -309,7 +309,8 @@ object BadInputCases {
             "control",
             "(none: the control, a good plan)",
             GOOD,
-            expect = Expectation(EventReasons.WARMED_UP, null, RunConditions.REASON_SUCCEEDED, GateReasons.WARMED_UP, true),
+            expect =
+                Expectation(EventReasons.WARMED_UP, null, RunConditions.REASON_SUCCEEDED, GateReasons.WARMED_UP, true),
         )
 
     val ALL: List<BadInputCase> =

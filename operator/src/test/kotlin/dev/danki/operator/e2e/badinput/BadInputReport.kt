@@ -56,7 +56,10 @@ object BadInputReport {
             "${seen.gateReason ?: "—"} | ${if (seen.ready) "yes" else "no"} | $gated | $check |"
     }
 
-    private fun short(message: String) = if (message.length > MESSAGE_LENGTH) message.take(MESSAGE_LENGTH) + "…" else message
+    private fun short(message: String): String {
+        val cut = message.length > MESSAGE_LENGTH
+        return message.take(MESSAGE_LENGTH) + if (cut) "…" else ""
+    }
 
     private fun cell(text: String) =
         BadInputCases

@@ -13,14 +13,16 @@ data class Observation(
     /** From ContainersReady to the first gate condition danki wrote (negative: decided before). */
     val decidedSeconds: Double?,
 ) {
+    private fun hasEvent(expect: Expectation): Boolean {
+        val reason = expect.eventReason ?: return true
+        val text = expect.eventText ?: ""
+        return events.any { (seen, message) -> seen == reason && message.contains(text) }
+    }
+
     /** Where this observation differs from [expect]; empty when it matches. */
     fun mismatches(expect: Expectation): List<String> =
         buildList {
-            if (expect.eventReason != null &&
-                events.none { (reason, message) ->
-                    reason == expect.eventReason && (expect.eventText == null || message.contains(expect.eventText))
-                }
-            ) {
+            if (!hasEvent(expect)) {
                 add("no ${expect.eventReason} Event containing \"${expect.eventText}\" (seen: $events)")
             }
             if (runReason != expect.runReason) add("run reason $runReason, expected ${expect.runReason}")

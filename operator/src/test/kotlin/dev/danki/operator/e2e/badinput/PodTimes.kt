@@ -46,9 +46,8 @@ class PodTimes(
         val conditions = pod.status?.conditions.orEmpty()
         val times = seen.computeIfAbsent(pod.metadata.name) { Seen() }
         synchronized(times) {
-            if (times.containersReady == null && conditions.any { it.type == Keys.CONTAINERS_READY && it.status == "True" }) {
-                times.containersReady = now
-            }
+            val containersReady = conditions.any { it.type == Keys.CONTAINERS_READY && it.status == "True" }
+            if (times.containersReady == null && containersReady) times.containersReady = now
             if (times.decided == null && conditions.any { it.type == Keys.GATE_CONDITION }) times.decided = now
             if (times.ready == null && conditions.any { it.type == "Ready" && it.status == "True" }) times.ready = now
         }
