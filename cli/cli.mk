@@ -1,7 +1,8 @@
 # Make targets for the danki CLI (cli/); included by the top-level Makefile.
 
 CLI_DIR := $(REPO)/cli
-CLI_JAR := $(CLI_DIR)/target/cli-all.jar
+# relative, as in the root Makefile's $(JARS), so make sees one target with one rule
+CLI_JAR := cli/target/cli-all.jar
 # e2e of `danki prewarm` runs on the default cluster in make test (e2e-suites), next to the operator's.
 CLI_E2E_LOG := $(CLI_DIR)/target/prewarm-e2e.log
 

@@ -24,7 +24,7 @@ say() { printf '==> [%3ss] %s\n' "$(($(date +%s) - T0))" "$*"; }
 fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
 cleanup() {
   local rc=$?
-  [[ -n $OPERATOR_PID ]] && kill "$OPERATOR_PID" 2>/dev/null && wait "$OPERATOR_PID" 2>/dev/null
+  if [[ -n $OPERATOR_PID ]]; then kill "$OPERATOR_PID" 2>/dev/null || true; wait "$OPERATOR_PID" 2>/dev/null || true; fi
   $K delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
   say "done (exit $rc); operator log: $OUT/operator.log"
   exit "$rc"
@@ -32,12 +32,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# deployment NAME OPTED_IN REPLICAS PATH: a sample-service Deployment warmed on PATH
+# deployment NAME OPTED_IN REPLICAS PATH [TIMEOUT]: a sample-service Deployment warmed on PATH
 deployment() {
   local annotations="{}"
   if [[ $2 == 1 ]]; then
     annotations="{danki.dev/warmup: enabled, danki.dev/port: http, danki.dev/paths: 'GET $4', danki.dev/failure-policy: open,
-      danki.dev/min-warmup-requests: '300', danki.dev/max-warmup-requests: '1500', danki.dev/timeout: 4m}"
+      danki.dev/min-warmup-requests: '300', danki.dev/max-warmup-requests: '1500', danki.dev/timeout: ${5:-4m}}"
   fi
   cat <<YAML
 apiVersion: apps/v1
@@ -78,7 +78,8 @@ grep -q "kubectl annotate deployment/cold -n $NS danki.dev/warmup=enabled --over
 
 say "2. exam: one warmed replica, then prewarm to 2"
 deployment exam 1 1 /exams/1 | $K -n "$NS" apply -f - >/dev/null
-deployment broken 1 1 /no-such-page | $K -n "$NS" apply -f - >/dev/null
+# a warm-up that fails (404s) and is released by policy open after its 40 s timeout, while exam is prewarmed
+deployment broken 1 1 /no-such-page 40s | $K -n "$NS" apply -f - >/dev/null
 for i in $(seq 1 90); do
   gates=$($K -n "$NS" get deploy exam -o jsonpath='{.spec.template.spec.readinessGates[*].conditionType}')
   [[ $gates == *danki.dev/warmed* ]] && break
@@ -100,10 +101,10 @@ warmed = [p for p in report["pods"] if p["phase"] == "Succeeded" and p["warmP95"
 assert len(warmed) >= 2, f"expected 2 warmed pods with cold and warm P95, got {report['pods']}"
 print(f"report: {len(warmed)} warmed pods, deployment line {report['deployment']['phase']}")
 PY
-for i in $(seq 1 120); do
+for i in $(seq 1 60); do
   phases=$($K -n "$NS" get warmupruns -o jsonpath='{range .items[?(@.spec.deployment=="broken")]}{.status.phase}{" "}{end}')
   [[ $phases == *Failed* ]] && break
-  ((i < 120)) || fail "broken's warm-up did not fail in 240 s (phases: $phases)"
+  ((i < 60)) || fail "broken's warm-up did not fail in 120 s (phases: $phases)"
   sleep 2
 done
 "$DANKI" report deployment/broken -n "$NS"
@@ -111,6 +112,12 @@ done
 say "4. the dashboard and alert queries against this operator's /metrics"
 curl -fsS "http://127.0.0.1:$PORT/metrics" >"$OUT/operator-metrics.txt"
 grep -c '^danki_' "$OUT/operator-metrics.txt" | xargs printf '    %s danki samples scraped\n'
+grep -E '^danki_gated_pods\{deployment="exam",.*state="warmed"\} 2' "$OUT/operator-metrics.txt" ||
+  fail "danki_gated_pods does not count exam's 2 warmed pods"
+grep -E '^danki_gated_pods\{deployment="broken",.*state="failed"\} 1' "$OUT/operator-metrics.txt" ||
+  fail "danki_gated_pods does not count broken's pod, released by policy open, as failed"
+grep -E '^danki_warmup_failures_total\{deployment="broken",.*reason="TooManyErrors"\}' "$OUT/operator-metrics.txt" ||
+  fail "danki_warmup_failures_total has no TooManyErrors for broken"
 python3 "$REPO/charts/danki/tests/metrics_check.py" --metrics "$OUT/operator-metrics.txt" \
   --helm "$REPO/bin/helm3" "$REPO/charts/danki"
 say "prewarm e2e passed"

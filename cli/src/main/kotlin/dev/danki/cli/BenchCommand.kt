@@ -52,12 +52,15 @@ class BenchCommand(
                 deadline = Instant.now() + timeout,
                 maxErrorRatio = OperatorConfig.DEFAULT_MAX_ERROR_RATIO,
             )
-        console.out.println("warming $base with k6 (cold pass, warm-up to the stop rule, warm pass; at most ${DurationFormat.format(timeout)})")
+        console.out.println(
+            "warming $base with k6 (cold pass, warm-up to the stop rule, warm pass; " +
+                "at most ${DurationFormat.format(timeout)})",
+        )
         val process =
             try {
                 K6Runner(k6, script, workDir).start(request)
             } catch (e: java.io.IOException) {
-                throw CliFailure(ExitCode.USAGE, "cannot start k6: ${e.message}", "install k6 or pass --k6 /path/to/k6", e)
+                throw CliFailure(ExitCode.USAGE, "cannot start k6: ${e.message}", "install k6, or pass --k6 PATH", e)
             }
         val interrupt = Thread { process.cancel() }
         Runtime.getRuntime().addShutdownHook(interrupt)
@@ -84,7 +87,8 @@ class BenchCommand(
         val parsed = PlanParser(FailurePolicy.OPEN).parse(annotations, null)
         return parsed.plan ?: throw CliFailure(
             ExitCode.USAGE,
-            "invalid warm-up settings: " + parsed.problems.joinToString("; ") { it.toString().removePrefix(Keys.PREFIX) },
+            "invalid warm-up settings: " +
+                parsed.problems.joinToString("; ") { it.toString().removePrefix(Keys.PREFIX) },
             "fix the values; docs/annotations.md describes each",
         )
     }
@@ -92,12 +96,20 @@ class BenchCommand(
     private fun baseUrl(text: String): URI {
         val uri = runCatching { URI(text.trim()) }.getOrNull()
         if (uri == null || uri.scheme !in setOf("http", "https") || uri.host.isNullOrEmpty()) {
-            throw CliFailure(ExitCode.USAGE, "'${text.take(MAX_ECHO)}' is not an http(s) URL", "pass e.g. http://127.0.0.1:8080")
+            val problem = "'${text.take(MAX_ECHO)}' is not an http(s) URL"
+            throw CliFailure(ExitCode.USAGE, problem, "pass e.g. http://127.0.0.1:8080")
         }
         return uri
     }
 
-    private fun portOf(uri: URI): Int = if (uri.port > 0) uri.port else if (uri.scheme == "https") HTTPS else HTTP
+    private fun portOf(uri: URI): Int =
+        if (uri.port > 0) {
+            uri.port
+        } else if (uri.scheme == "https") {
+            HTTPS
+        } else {
+            HTTP
+        }
 
     private companion object {
         const val MAX_ECHO = 80

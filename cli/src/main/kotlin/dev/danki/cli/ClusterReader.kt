@@ -42,7 +42,10 @@ class ClusterReader(
     /** The Deployment's pods: those its selector matches that a ReplicaSet owns. */
     fun pods(deployment: Deployment): List<Pod> {
         val ns = deployment.metadata.namespace
-        val labels = deployment.spec.selector?.matchLabels.orEmpty()
+        val labels =
+            deployment.spec.selector
+                ?.matchLabels
+                .orEmpty()
         return call("list pods in namespace $ns") {
             client
                 .pods()
@@ -50,7 +53,11 @@ class ClusterReader(
                 .withLabels(labels)
                 .list()
                 .items
-        }.filter { pod -> pod.metadata.ownerReferences.orEmpty().any { it.kind == "ReplicaSet" } }
+        }.filter { pod ->
+            pod.metadata.ownerReferences
+                .orEmpty()
+                .any { it.kind == "ReplicaSet" }
+        }
     }
 
     /** The HorizontalPodAutoscaler that sets this Deployment's replica count, if one does. */

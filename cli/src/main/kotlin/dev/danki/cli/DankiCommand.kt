@@ -23,7 +23,8 @@ class DankiCommand : CoreNoOpCliktCommand(name = "danki") {
         context { readEnvvar = { System.getenv(it) } }
     }
 
-    override fun helpEpilog(context: com.github.ajalt.clikt.core.Context) = "Exit codes:\n\n```\n${ExitCode.help()}\n```\n\nDocs: docs/cli.md"
+    override fun helpEpilog(context: com.github.ajalt.clikt.core.Context) =
+        "Exit codes:\n\n```\n${ExitCode.help()}\n```\n\nDocs: docs/cli.md"
 
     companion object {
         /** Parses [args], runs the command, and returns the exit code; nothing here calls exitProcess. */
@@ -43,11 +44,23 @@ class DankiCommand : CoreNoOpCliktCommand(name = "danki") {
                 ExitCode.OK.code
             } catch (e: ProgramResult) {
                 e.statusCode
+            } catch (e: UsageError) {
+                print(root, e, console)
+                ExitCode.USAGE.code
             } catch (e: CliktError) {
-                val text = root.getFormattedHelp(e)
-                if (text != null) (if (e.printError) console.err else console.out).println(text)
-                if (e is UsageError) ExitCode.USAGE.code else e.statusCode
+                // --help and the like: Clikt's own message and status
+                print(root, e, console)
+                e.statusCode
             }
+        }
+
+        private fun print(
+            root: DankiCommand,
+            e: CliktError,
+            console: Console,
+        ) {
+            val text = root.getFormattedHelp(e) ?: return
+            (if (e.printError) console.err else console.out).println(text)
         }
     }
 }

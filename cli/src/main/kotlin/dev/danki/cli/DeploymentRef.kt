@@ -29,8 +29,10 @@ data class DeploymentRef(
             return Result.success(DeploymentRef(namespace, name))
         }
 
-        private fun problem(text: String) =
-            "'${text.take(MAX_ECHO)}' is not a Deployment: expected deployment/<name>, e.g. deployment/exam"
+        private fun problem(text: String): String {
+            val echo = text.take(MAX_ECHO)
+            return "'$echo' is not a Deployment: expected deployment/<name>, e.g. deployment/exam"
+        }
 
         private const val MAX_ECHO = 80
     }

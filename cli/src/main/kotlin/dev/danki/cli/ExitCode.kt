@@ -23,6 +23,8 @@ enum class ExitCode(
 
     companion object {
         /** The table printed in `danki --help`. */
-        fun help(): String = entries.joinToString("\n") { "${it.code.toString().padStart(3)}  ${it.meaning}" }
+        fun help(): String = entries.joinToString("\n") { "${it.code.toString().padStart(CODE_WIDTH)}  ${it.meaning}" }
+
+        private const val CODE_WIDTH = 3
     }
 }

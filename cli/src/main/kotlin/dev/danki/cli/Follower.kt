@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 import java.time.Duration
 import java.time.Instant
 
+private const val NO_RUN = "no WarmupRun yet (pod not ready, or is the danki operator running?)"
+
 /** A new pod at the end of following, with the run that speaks for it (null: none yet). */
 data class FollowedPod(
     val pod: Pod,
@@ -19,7 +21,7 @@ data class FollowedPod(
             ?: PodResult(
                 pod.metadata.name,
                 WarmupRun.PHASE_PENDING,
-                reason = PodState.waitingReason(pod) ?: "no WarmupRun yet (pod not ready, or is the danki operator running?)",
+                reason = PodState.waitingReason(pod) ?: NO_RUN,
             )
 }
 
@@ -82,13 +84,15 @@ class Follower(
     ) {
         for (f in followed.filter { it.state == PodState.PENDING }) {
             val why = PodState.waitingReason(f.pod) ?: continue
-            if (told.add("${f.pod.metadata.name}:$why")) console.out.println("       pod ${f.pod.metadata.name} waits: $why")
+            val name = f.pod.metadata.name
+            if (told.add("$name:$why")) console.out.println("       pod $name waits: $why")
         }
         if (followed.size >= expected) return
         val refused =
             reader
                 .warnings(deployment.metadata.namespace)
-                .filter { it.reason == "FailedCreate" && it.involvedObject?.name?.startsWith(deployment.metadata.name) == true }
+                .filter { it.reason == "FailedCreate" }
+                .filter { it.involvedObject?.name?.startsWith(deployment.metadata.name) == true }
         for (event in refused.takeLast(1)) {
             val text = "${event.involvedObject.kind} ${event.involvedObject.name} cannot create pods: ${event.message}"
             if (told.add(text)) console.out.println("       $text")

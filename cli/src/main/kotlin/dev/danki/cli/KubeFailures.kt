@@ -22,29 +22,41 @@ object KubeFailures {
         val api = generateSequence(e) { it.cause }.filterIsInstance<KubernetesClientException>().firstOrNull()
         val network = generateSequence(e) { it.cause }.firstOrNull { isNetwork(it) }
         return when {
-            api?.code == FORBIDDEN -> forbidden(api, what)
-            api?.code == UNAUTHORIZED ->
+            api?.code == FORBIDDEN -> {
+                forbidden(api, what)
+            }
+
+            api?.code == UNAUTHORIZED -> {
                 CliFailure(
                     ExitCode.FORBIDDEN,
                     "the API server did not accept your credentials ($what)",
                     "log in again or pick another context: kubectl config get-contexts",
                     e,
                 )
-            api?.code == NOT_FOUND && isMissingType(api) -> crdMissing(e)
-            network != null || api?.code == 0 || api?.code == null ->
+            }
+
+            api?.code == NOT_FOUND && isMissingType(api) -> {
+                crdMissing(e)
+            }
+
+            network != null || api?.code == 0 || api?.code == null -> {
                 CliFailure(
                     ExitCode.NO_CLUSTER,
                     "cannot reach a Kubernetes API server ($what: ${rootMessage(e)})",
-                    "check KUBECONFIG and the current context (kubectl config current-context), then kubectl cluster-info",
+                    "check KUBECONFIG and the current context (kubectl config current-context), " +
+                        "then kubectl cluster-info",
                     e,
                 )
-            else ->
+            }
+
+            else -> {
                 CliFailure(
                     ExitCode.NO_CLUSTER,
                     "the API server answered ${api.code} to '$what': ${api.status?.message ?: api.message}",
                     "retry; if it persists, check the API server's health (kubectl get --raw /readyz)",
                     e,
                 )
+            }
         }
     }
 
@@ -72,12 +84,18 @@ object KubeFailures {
     }
 
     /** A 404 on a list (no object name in the status) means the resource type itself is unknown. */
-    private fun isMissingType(api: KubernetesClientException): Boolean = api.status?.details?.name.isNullOrEmpty()
+    private fun isMissingType(api: KubernetesClientException): Boolean =
+        api.status
+            ?.details
+            ?.name
+            .isNullOrEmpty()
 
     private fun isNetwork(t: Throwable) =
         t is ConnectException || t is UnknownHostException || t is HttpTimeoutException ||
             (t is IOException && t !is KubernetesClientException)
 
-    private fun rootMessage(e: Throwable): String =
-        generateSequence(e) { it.cause }.last().let { it.message ?: it.javaClass.simpleName }
+    private fun rootMessage(e: Throwable): String {
+        val root = generateSequence(e) { it.cause }.last()
+        return root.message ?: root.javaClass.simpleName
+    }
 }

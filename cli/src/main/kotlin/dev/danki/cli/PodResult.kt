@@ -44,13 +44,19 @@ data class PodResult(
             outcome: K6Outcome,
         ): PodResult =
             when (outcome) {
-                is K6Outcome.Completed -> fromSummary(target, WarmupRun.PHASE_SUCCEEDED, outcome.summary, null)
+                is K6Outcome.Completed -> {
+                    fromSummary(target, WarmupRun.PHASE_SUCCEEDED, outcome.summary, null)
+                }
+
                 is K6Outcome.Failed -> {
                     val reason = "${outcome.reason}: ${outcome.message}"
                     outcome.summary?.let { fromSummary(target, WarmupRun.PHASE_FAILED, it, reason) }
                         ?: PodResult(target, WarmupRun.PHASE_FAILED, reason = reason)
                 }
-                K6Outcome.Cancelled -> PodResult(target, WarmupRun.PHASE_CANCELLED, reason = "cancelled")
+
+                K6Outcome.Cancelled -> {
+                    PodResult(target, WarmupRun.PHASE_CANCELLED, reason = "cancelled")
+                }
             }
 
         private fun fromSummary(

@@ -20,6 +20,9 @@ enum class PodState {
     val decided get() = this == WARMED || this == FAILED
 
     companion object {
+        /** Seconds right-aligned in five columns, so progress lines stack. */
+        private const val SECONDS_WIDTH = 5
+
         fun of(run: WarmupRun?): PodState =
             when (run?.status?.phase) {
                 null -> if (run == null) PENDING else QUEUED
@@ -35,8 +38,10 @@ enum class PodState {
             runs: List<WarmupRun>,
         ): WarmupRun? =
             runs
-                .filter { it.spec?.podUid == pod.metadata.uid || (it.spec?.podUid == null && it.spec?.podName == pod.metadata.name) }
-                .maxByOrNull { it.spec?.restartCount ?: 0 }
+                .filter { run ->
+                    val spec = run.spec
+                    spec?.podUid == pod.metadata.uid || (spec?.podUid == null && spec?.podName == pod.metadata.name)
+                }.maxByOrNull { it.spec?.restartCount ?: 0 }
 
         /** One progress line, e.g. `  12s  3 new pods: 1 pending, 0 queued, 1 warming, 1 warmed, 0 failed`. */
         fun line(
@@ -46,7 +51,7 @@ enum class PodState {
         ): String {
             val counts = entries.joinToString(", ") { s -> "${states.count { it == s }} ${s.name.lowercase()}" }
             val missing = (expected - states.size).takeIf { it > 0 }?.let { " ($it not created yet)" } ?: ""
-            return "${elapsedSeconds.toString().padStart(5)}s  ${states.size} new pods$missing: $counts"
+            return "${elapsedSeconds.toString().padStart(SECONDS_WIDTH)}s  ${states.size} new pods$missing: $counts"
         }
 
         /** Why a pending pod waits, from its conditions: `Unschedulable: 0/1 nodes are available: ...`. */

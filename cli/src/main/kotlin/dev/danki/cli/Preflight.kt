@@ -19,7 +19,9 @@ object Preflight {
     ) {
         val value = deployment.metadata.annotations?.get(Keys.Annotations.WARMUP)
         if (value == Keys.Annotations.ENABLED) return
-        val now = value?.let { "its ${Keys.Annotations.WARMUP} is '${it.take(MAX_ECHO)}'" } ?: "it has no ${Keys.Annotations.WARMUP} annotation"
+        val now =
+            value?.let { "its ${Keys.Annotations.WARMUP} is '${it.take(MAX_ECHO)}'" }
+                ?: "it has no ${Keys.Annotations.WARMUP} annotation"
         throw CliFailure(
             ExitCode.NOT_OPTED_IN,
             "$ref is not opted in to danki: $now, so its new pods would join the Service cold",
@@ -35,14 +37,21 @@ object Preflight {
         replicas: Int,
     ): ReplicaPlan =
         when {
-            replicas > current -> ReplicaPlan(true, "")
-            replicas == current -> ReplicaPlan(false, "$ref already has $replicas replicas: judging its current pods")
-            else ->
+            replicas > current -> {
+                ReplicaPlan(true, "")
+            }
+
+            replicas == current -> {
+                ReplicaPlan(false, "$ref already has $replicas replicas: judging its current pods")
+            }
+
+            else -> {
                 throw CliFailure(
                     ExitCode.USAGE,
                     "$ref has $current replicas; prewarm only scales up (asked for $replicas)",
                     "scale down after the busy hour with kubectl scale, or ask for --replicas $current or more",
                 )
+            }
         }
 
     fun requireQuota(
@@ -56,7 +65,8 @@ object Preflight {
         throw CliFailure(
             ExitCode.NO_CAPACITY,
             "no room for $added more pods of $ref:\n    " + problems.joinToString("\n    "),
-            "raise the quota (kubectl describe resourcequota -n ${ref.namespace}) or ask for fewer --replicas; nothing was scaled",
+            "raise the quota (kubectl describe resourcequota -n ${ref.namespace}) or ask for fewer --replicas; " +
+                "nothing was scaled",
         )
     }
 

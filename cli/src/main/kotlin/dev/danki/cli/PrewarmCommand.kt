@@ -29,8 +29,10 @@ class PrewarmCommand(
     private val timeout by option("--timeout", help = "how long to follow the warm-ups, e.g. 15m")
         .convert { Durations.parse(it) }
         .default(Duration.ofMinutes(DEFAULT_TIMEOUT_MINUTES))
-    private val maxWarmP95 by option("--max-warm-p95", help = "no-go when a new pod's warm P95 is above this, e.g. 150ms")
-        .convert { Durations.parse(it) }
+    private val maxWarmP95 by option(
+        "--max-warm-p95",
+        help = "no-go when a new pod's warm P95 is above this, e.g. 150ms",
+    ).convert { Durations.parse(it) }
 
     override fun execute(): ExitCode {
         clients().use { client ->
@@ -70,7 +72,10 @@ class PrewarmCommand(
         val problems = Verdict.problems(results, ceiling).toMutableList()
         if (followed.size < expected) problems += "${expected - followed.size} of $expected new pods were never created"
         if (problems.isEmpty()) {
-            console.out.println("\nGO: ${results.size} new pods warmed" + (ceiling?.let { ", every warm P95 <= ${ResultTable.ms(it)} ms" } ?: ""))
+            console.out.println(
+                "\nGO: ${results.size} new pods warmed" +
+                    (ceiling?.let { ", every warm P95 <= ${ResultTable.ms(it)} ms" } ?: ""),
+            )
             return ExitCode.OK
         }
         console.out.println("\nNO-GO:")
@@ -84,7 +89,8 @@ class PrewarmCommand(
         ref: DeploymentRef,
         change: ScaleChange?,
     ) = Thread {
-        console.err.println("\ninterrupted: stopped following $ref; the scale stays." + (change?.let { " To undo: ${it.undo}" } ?: ""))
+        val undo = change?.let { " To undo: ${it.undo}" } ?: ""
+        console.err.println("\ninterrupted: stopped following $ref; the scale stays.$undo")
         console.err.println("  see the results later: danki report deployment/${ref.name} -n ${ref.namespace}")
     }
 

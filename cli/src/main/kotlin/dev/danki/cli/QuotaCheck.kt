@@ -39,6 +39,7 @@ object QuotaCheck {
     /** What one pod of the template counts against each quota resource. */
     fun perPod(template: PodSpec): Map<String, BigDecimal> {
         val containers = template.containers.orEmpty()
+
         fun sum(
             pick: (io.fabric8.kubernetes.api.model.Container) -> Map<String, Quantity>?,
             resource: String,

@@ -75,8 +75,15 @@ class Scaler(
                 .horizontalPodAutoscalers()
                 .inNamespace(ref.namespace)
                 .withName(name)
-                .patch(PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
-                    .withFieldManager(Keys.CLI_FIELD_MANAGER).withForce(true).build(), apply)
+                .patch(
+                    PatchContext
+                        .Builder()
+                        .withPatchType(PatchType.SERVER_SIDE_APPLY)
+                        .withFieldManager(Keys.CLI_FIELD_MANAGER)
+                        .withForce(true)
+                        .build(),
+                    apply,
+                )
         }
         val maxNote = if (newMax != oldMax) ", maxReplicas $oldMax -> $newMax" else ""
         return ScaleChange(

@@ -13,12 +13,22 @@ object Verdict {
     ): List<String> =
         results.mapNotNull { r ->
             when {
-                r.phase == WarmupRun.PHASE_PENDING && r.reason != null -> "${r.pod}: not warmed (${r.reason})"
-                !r.warmed -> "${r.pod}: ${r.phase}" + (r.reason?.let { ": $it" } ?: "")
-                maxWarmP95Millis != null && (r.warmP95 ?: Double.MAX_VALUE) > maxWarmP95Millis ->
+                r.phase == WarmupRun.PHASE_PENDING && r.reason != null -> {
+                    "${r.pod}: not warmed (${r.reason})"
+                }
+
+                !r.warmed -> {
+                    "${r.pod}: ${r.phase}" + (r.reason?.let { ": $it" } ?: "")
+                }
+
+                maxWarmP95Millis != null && (r.warmP95 ?: Double.MAX_VALUE) > maxWarmP95Millis -> {
                     "${r.pod}: warm P95 ${ResultTable.ms(r.warmP95)} ms is over --max-warm-p95 " +
                         "${ResultTable.ms(maxWarmP95Millis)} ms"
-                else -> null
+                }
+
+                else -> {
+                    null
+                }
             }
         }
 }

@@ -39,7 +39,8 @@ class ResultTableTest {
 
     @Test
     fun `json carries the figures as numbers`() {
-        val text = ResultTable.render(listOf(warm), ResultTable.total("deployment/web", listOf(warm)), ResultTable.Format.JSON)
+        val total = ResultTable.total("deployment/web", listOf(warm))
+        val text = ResultTable.render(listOf(warm), total, ResultTable.Format.JSON)
 
         text shouldContain "\"warmP95\" : 9.0"
         text shouldContain "\"phase\" : \"1/1 warmed\""

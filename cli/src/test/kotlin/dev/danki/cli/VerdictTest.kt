@@ -32,8 +32,14 @@ class VerdictTest {
     fun `a quota without room for the new pods is named with its figures`() {
         val template =
             PodSpecBuilder()
-                .withContainers(ContainerBuilder().withName("a").withNewResources().addToRequests("cpu", Quantity("250m")).endResources().build())
-                .build()
+                .withContainers(
+                    ContainerBuilder()
+                        .withName("a")
+                        .withNewResources()
+                        .addToRequests("cpu", Quantity("250m"))
+                        .endResources()
+                        .build(),
+                ).build()
         val quota =
             ResourceQuotaBuilder()
                 .withMetadata(ObjectMetaBuilder().withName("q").build())
@@ -48,6 +54,7 @@ class VerdictTest {
                 .build()
 
         QuotaCheck.problems(listOf(quota), template, 2).shouldBeEmpty()
-        QuotaCheck.problems(listOf(quota), template, 3) shouldBe listOf("ResourceQuota q: requests.cpu 1.5 used + 3 x 0.25 > 2 hard")
+        QuotaCheck.problems(listOf(quota), template, 3) shouldBe
+            listOf("ResourceQuota q: requests.cpu 1.5 used + 3 x 0.25 > 2 hard")
     }
 }

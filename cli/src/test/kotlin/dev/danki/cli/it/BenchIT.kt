@@ -53,7 +53,7 @@ class BenchIT {
             run.out shouldContain "Succeeded"
             // a row with four latencies, a duration and a stop reason, e.g. "12.3  80.1  1.2  3.4  21.0s  Converged"
             run.out.lines().first { it.startsWith("http://") } shouldMatch
-                Regex(".*Succeeded( +\\d+\\.\\d){4} +\\d+\\.\\ds +(Converged|JitSettled|TargetReached|MaxRequests|Timeout).*")
+                Regex(".*Succeeded( +\\d+\\.\\d){4} +\\d+\\.\\ds +$STOP_REASONS.*")
         } finally {
             service.destroy()
             service.waitFor()
@@ -69,6 +69,10 @@ class BenchIT {
 
         withClue(run) { run.code shouldBe ExitCode.NO_GO.code }
         run.out shouldContain "Failed"
+    }
+
+    private companion object {
+        const val STOP_REASONS = "(Converged|JitSettled|TargetReached|MaxRequests|Timeout)"
     }
 
     private fun awaitReady(

@@ -45,7 +45,12 @@ object CliApiServer {
                 .customResourceDefinitions()
                 .withName(crd.metadata.name)
                 .waitUntilCondition(
-                    { c -> c.status?.conditions.orEmpty().any { it.type == "Established" && it.status == "True" } },
+                    { c ->
+                        c.status
+                            ?.conditions
+                            .orEmpty()
+                            .any { it.type == "Established" && it.status == "True" }
+                    },
                     30,
                     TimeUnit.SECONDS,
                 )

@@ -55,7 +55,13 @@ class CliErrorsIT {
 
         run.code shouldBe ExitCode.NOT_OPTED_IN.code
         run.err shouldContain "kubectl annotate deployment/cold -n $ns ${Keys.Annotations.WARMUP}=enabled --overwrite"
-        admin.apps().deployments().inNamespace(ns).withName("cold").get().spec.replicas shouldBe 1
+        admin
+            .apps()
+            .deployments()
+            .inNamespace(ns)
+            .withName("cold")
+            .get()
+            .spec.replicas shouldBe 1
     }
 
     @Test
@@ -66,8 +72,21 @@ class CliErrorsIT {
         admin.resource(Fixtures.deployment(ns, "web")).create()
         // alice may read Deployments but not WarmupRuns
         val rule =
-            PolicyRuleBuilder().withApiGroups("apps").withResources("deployments").withVerbs("get").build()
-        admin.resource(RoleBuilder().withNewMetadata().withName("read").withNamespace(ns).endMetadata().withRules(rule).build()).create()
+            PolicyRuleBuilder()
+                .withApiGroups("apps")
+                .withResources("deployments")
+                .withVerbs("get")
+                .build()
+        admin
+            .resource(
+                RoleBuilder()
+                    .withNewMetadata()
+                    .withName("read")
+                    .withNamespace(ns)
+                    .endMetadata()
+                    .withRules(rule)
+                    .build(),
+            ).create()
         admin
             .resource(
                 RoleBindingBuilder()
@@ -98,7 +117,8 @@ class CliErrorsIT {
             CliRun.of("report", "deployment/web", "-n", "default") {
                 KubernetesClientBuilder()
                     .withConfig(
-                        io.fabric8.kubernetes.client.ConfigBuilder()
+                        io.fabric8.kubernetes.client
+                            .ConfigBuilder()
                             .withMasterUrl("https://127.0.0.1:1")
                             .withRequestRetryBackoffLimit(0)
                             .build(),

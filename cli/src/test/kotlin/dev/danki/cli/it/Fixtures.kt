@@ -12,7 +12,15 @@ import java.util.UUID
 object Fixtures {
     fun namespace(client: KubernetesClient): String {
         val name = "cli-" + UUID.randomUUID().toString().take(8)
-        client.namespaces().resource(NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create()
+        client
+            .namespaces()
+            .resource(
+                NamespaceBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .build(),
+            ).create()
         return name
     }
 

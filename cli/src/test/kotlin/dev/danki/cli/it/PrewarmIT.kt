@@ -44,11 +44,24 @@ class PrewarmIT {
 
         val run = CliRun.of("prewarm", "deployment/web", "--replicas", "4", "-n", ns, "--timeout", "2s")
 
-        val hpa = admin.autoscaling().v2().horizontalPodAutoscalers().inNamespace(ns).withName("web-hpa").get()
+        val hpa =
+            admin
+                .autoscaling()
+                .v2()
+                .horizontalPodAutoscalers()
+                .inNamespace(ns)
+                .withName("web-hpa")
+                .get()
         hpa.spec.minReplicas shouldBe 4
         hpa.spec.maxReplicas shouldBe 4
         hpa.metadata.managedFields.map { it.manager } shouldContainElement Keys.CLI_FIELD_MANAGER
-        admin.apps().deployments().inNamespace(ns).withName("web").get().spec.replicas shouldBe 1
+        admin
+            .apps()
+            .deployments()
+            .inNamespace(ns)
+            .withName("web")
+            .get()
+            .spec.replicas shouldBe 1
         run.out shouldContain "raised HorizontalPodAutoscaler web-hpa minReplicas 1 -> 4, maxReplicas 2 -> 4"
         run.code shouldBe ExitCode.TIMED_OUT.code
         run.out shouldContain "3 of 3 new pods were never created"
@@ -61,7 +74,13 @@ class PrewarmIT {
 
         val run = CliRun.of("prewarm", "deployment/web", "--replicas", "5", "-n", ns, "--timeout", "1s")
 
-        admin.apps().deployments().inNamespace(ns).withName("web").get().spec.replicas shouldBe 5
+        admin
+            .apps()
+            .deployments()
+            .inNamespace(ns)
+            .withName("web")
+            .get()
+            .spec.replicas shouldBe 5
         run.out shouldContain "scaled deployment/web from 2 to 5 replicas"
     }
 
@@ -86,7 +105,13 @@ class PrewarmIT {
 
         run.code shouldBe ExitCode.NO_CAPACITY.code
         run.err shouldContain "ResourceQuota compute: requests.cpu 0 used + 3 x 0.5 > 1 hard"
-        admin.apps().deployments().inNamespace(ns).withName("web").get().spec.replicas shouldBe 1
+        admin
+            .apps()
+            .deployments()
+            .inNamespace(ns)
+            .withName("web")
+            .get()
+            .spec.replicas shouldBe 1
     }
 
     @Test
@@ -96,18 +121,32 @@ class PrewarmIT {
         val runs = admin.resources(WarmupRun::class.java).inNamespace(ns)
         val run =
             WarmupRun().apply {
-                metadata = io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("web-abc").withNamespace(ns).build()
-                spec = dev.danki.operator.kube.WarmupRunSpec().apply {
-                    podName = "web-abc"
-                    deployment = "web"
-                }
+                metadata =
+                    io.fabric8.kubernetes.api.model
+                        .ObjectMetaBuilder()
+                        .withName("web-abc")
+                        .withNamespace(ns)
+                        .build()
+                spec =
+                    dev.danki.operator.kube.WarmupRunSpec().apply {
+                        podName = "web-abc"
+                        deployment = "web"
+                    }
             }
         runs.resource(run).create()
         val status =
             dev.danki.operator.kube.WarmupRunStatus().apply {
                 phase = WarmupRun.PHASE_SUCCEEDED
-                cold = dev.danki.operator.kube.LatencyPercentiles().apply { p50 = 210.5; p95 = 812.25 }
-                warm = dev.danki.operator.kube.LatencyPercentiles().apply { p50 = 4.5; p95 = 9.75 }
+                cold =
+                    dev.danki.operator.kube.LatencyPercentiles().apply {
+                        p50 = 210.5
+                        p95 = 812.25
+                    }
+                warm =
+                    dev.danki.operator.kube.LatencyPercentiles().apply {
+                        p50 = 4.5
+                        p95 = 9.75
+                    }
                 duration = "31.2s"
                 stopReason = "Converged"
             }

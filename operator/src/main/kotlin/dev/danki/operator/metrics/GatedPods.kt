@@ -1,6 +1,7 @@
 package dev.danki.operator.metrics
 
 import dev.danki.operator.gate.PodGate
+import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.Pod
@@ -67,11 +68,19 @@ object GatedPods {
         run: WarmupRun?,
     ): String =
         when {
+            // released by failure policy open: in its Service, but cold
+            gateTrue(pod) && PodGate.conditionOf(pod)?.reason == Keys.GateReasons.WARMUP_FAILED_OPEN -> FAILED
+
             gateTrue(pod) -> WARMED
+
             run == null -> PENDING
+
             run.status?.phase == WarmupRun.PHASE_RUNNING -> WARMING
+
             run.status?.phase in setOf(null, WarmupRun.PHASE_PENDING) -> QUEUED
+
             run.status?.phase == WarmupRun.PHASE_SUCCEEDED -> WARMED
+
             else -> FAILED
         }
 

@@ -165,15 +165,19 @@ class WarmupMetrics(
         GaugeWithCallback
             .builder()
             .name("danki_gated_pods")
-            .help("Pods of opted-in Deployments by warm-up state (pending, queued, warming, warmed, failed); leader only.")
-            .labelNames("namespace", "deployment", "state")
+            .help(
+                "Pods of opted-in Deployments by warm-up state (pending, queued, warming, warmed, failed); " +
+                    "leader only.",
+            ).labelNames("namespace", "deployment", "state")
             .callback { cb -> gated().forEach { (k, n) -> cb.call(n.toDouble(), k.namespace, k.deployment, k.state) } }
             .register(registry)
         GaugeWithCallback
             .builder()
             .name("danki_gated_pods_overdue")
-            .help("Pods still queued or warming after their run's deadline (held longer than their timeout); leader only.")
-            .labelNames("namespace", "deployment")
+            .help(
+                "Pods still queued or warming after their run's deadline (held longer than their timeout); " +
+                    "leader only.",
+            ).labelNames("namespace", "deployment")
             .callback { cb -> overdue().forEach { (k, n) -> cb.call(n.toDouble(), k.namespace, k.deployment) } }
             .register(registry)
     }

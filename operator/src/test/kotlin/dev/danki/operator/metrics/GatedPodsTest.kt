@@ -17,6 +17,7 @@ class GatedPodsTest {
         name: String,
         gate: String? = null,
         gated: Boolean = true,
+        reason: String = Keys.GateReasons.WARMED_UP,
     ): Pod =
         PodBuilder()
             .withNewMetadata()
@@ -33,8 +34,15 @@ class GatedPodsTest {
             .apply { if (gated) addNewReadinessGate(Keys.GATE_CONDITION) }
             .endSpec()
             .withNewStatus()
-            .apply { if (gate != null) addNewCondition().withType(Keys.GATE_CONDITION).withStatus(gate).endCondition() }
-            .endStatus()
+            .apply {
+                if (gate != null) {
+                    addNewCondition()
+                        .withType(Keys.GATE_CONDITION)
+                        .withStatus(gate)
+                        .withReason(reason)
+                        .endCondition()
+                }
+            }.endStatus()
             .build()
 
     private fun run(
@@ -57,11 +65,15 @@ class GatedPodsTest {
                 "c" to run(WarmupRun.PHASE_RUNNING),
                 "d" to run(WarmupRun.PHASE_FAILED),
             )
-        val pods = listOf(pod("a", gate = "True"), pod("b"), pod("c"), pod("d", gate = "False"), pod("e"), pod("f", gated = false))
+        val warmed = pod("a", gate = "True")
+        val failed = pod("d", gate = "False")
+        val released = pod("g", gate = "True", reason = Keys.GateReasons.WARMUP_FAILED_OPEN)
+        val pods = listOf(warmed, pod("b"), pod("c"), failed, pod("e"), pod("f", gated = false), released)
 
         val counts = GatedPods.count(pods) { listOfNotNull(runs[it.metadata.name]) }
 
-        counts.mapKeys { it.key.state } shouldBe mapOf("warmed" to 1, "queued" to 1, "warming" to 1, "failed" to 1, "pending" to 1)
+        counts.mapKeys { it.key.state } shouldBe
+            mapOf("warmed" to 1, "queued" to 1, "warming" to 1, "failed" to 2, "pending" to 1)
         counts.keys.map { it.deployment }.toSet() shouldBe setOf("exam")
     }
 
@@ -76,6 +88,7 @@ class GatedPodsTest {
         val pods = listOf(pod("late"), pod("early"), pod("done", gate = "False"))
 
         GatedPods.overdue(pods, { listOfNotNull(runs[it.metadata.name]) }, now).values.toList() shouldBe listOf(1)
-        GatedPods.overdue(listOf(pod("early")), { listOfNotNull(runs[it.metadata.name]) }, now).values.toList() shouldBe listOf(0)
+        val onTime = GatedPods.overdue(listOf(pod("early")), { listOfNotNull(runs[it.metadata.name]) }, now)
+        onTime.values.toList() shouldBe listOf(0)
     }
 }
