@@ -11,7 +11,7 @@ import com.github.ajalt.clikt.core.subcommands
 import io.fabric8.kubernetes.client.KubernetesClient
 
 /** `danki` (or `kubectl danki`): the root command; its subcommands do the work. */
-class DankiCommand : CoreNoOpCliktCommand(name = "danki") {
+class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NAME") ?: "danki") {
     override fun help(context: com.github.ajalt.clikt.core.Context) =
         "Warm-up before the busy hour: prewarm a Deployment with a go/no-go, report its WarmupRuns, " +
             "or bench a URL with danki's k6 warm-up."
