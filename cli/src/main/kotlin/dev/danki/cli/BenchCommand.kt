@@ -32,7 +32,7 @@ class BenchCommand(
     private val url by argument("URL", help = "base URL, e.g. http://127.0.0.1:8080")
     private val paths by option("--paths", help = "a request, METHOD /path [JSON body]; repeat for more").multiple()
     private val timeout by option("--timeout", help = "hard stop for the whole run, e.g. 5m")
-        .convert { Durations.parse(it) }
+        .convert { Arguments.duration(it) }
         .default(WarmupPlan.DEFAULT_TIMEOUT)
     private val targetP95 by option("--target-p95", help = "stop warming once a block's P95 is at or under this")
     private val maxWarmupRequests by option("--max-warmup-requests", help = "upper bound on warm-up requests")

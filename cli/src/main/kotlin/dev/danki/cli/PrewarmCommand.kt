@@ -27,18 +27,19 @@ class PrewarmCommand(
     private val replicas by option("--replicas", help = "replica count to reach").int().restrictTo(1).required()
     private val namespace by option("-n", "--namespace", help = "namespace (default: the kubeconfig context's)")
     private val timeout by option("--timeout", help = "how long to follow the warm-ups, e.g. 15m")
-        .convert { Durations.parse(it) }
+        .convert { Arguments.duration(it) }
         .default(Duration.ofMinutes(DEFAULT_TIMEOUT_MINUTES))
     private val maxWarmP95 by option(
         "--max-warm-p95",
         help = "no-go when a new pod's warm P95 is above this, e.g. 150ms",
-    ).convert { Durations.parse(it) }
+    ).convert { Arguments.duration(it) }
 
     override fun execute(): ExitCode {
         clients().use { client ->
-            val ref = Durations.ref(target, namespace ?: client.namespace ?: "default")
+            val ref = Arguments.deployment(target, namespace ?: client.namespace ?: "default")
             val reader = ClusterReader(client)
             val deployment = reader.deployment(ref)
+            // fails with "CRD not installed" before anything is changed
             reader.runs(ref)
             Preflight.requireOptedIn(ref, deployment)
             val current = deployment.spec.replicas ?: 1

@@ -23,7 +23,7 @@ class ReportCommand(
 
     override fun execute(): ExitCode {
         clients().use { client ->
-            val ref = Durations.ref(target, namespace ?: client.namespace ?: "default")
+            val ref = Arguments.deployment(target, namespace ?: client.namespace ?: "default")
             val reader = ClusterReader(client)
             reader.deployment(ref)
             val results =

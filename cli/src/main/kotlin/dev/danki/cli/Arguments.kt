@@ -5,13 +5,13 @@ import dev.danki.operator.warmup.DurationFormat
 import java.time.Duration
 
 /** Argument conversions shared by the subcommands, failing as Clikt usage errors. */
-object Durations {
+object Arguments {
     /** `150ms`, `15m`, `1m30s`, as the operator's annotations take them. */
-    fun parse(text: String): Duration =
+    fun duration(text: String): Duration =
         DurationFormat.parse(text)?.takeIf { !it.isZero }
             ?: throw BadParameterValue("'${text.take(MAX_ECHO)}' is not a duration: expected e.g. 150ms, 90s, 15m")
 
-    fun ref(
+    fun deployment(
         text: String,
         namespace: String,
     ): DeploymentRef =
