@@ -13,6 +13,7 @@ import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
+import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.PoolGauges
 import dev.danki.operator.metrics.WarmupMetrics
@@ -25,9 +26,11 @@ import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupTask
+import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.nio.file.Files
 import java.time.Duration
+import java.time.Instant
 import java.util.concurrent.CompletableFuture
 
 /**
@@ -38,7 +41,7 @@ import java.util.concurrent.CompletableFuture
 class Operator(
     config: OperatorConfig,
     client: KubernetesClient,
-    metrics: WarmupMetrics = WarmupMetrics(),
+    private val metrics: WarmupMetrics = WarmupMetrics(),
 ) {
     val caches = Caches(client, config.watchNamespaces)
     private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
@@ -53,7 +56,14 @@ class Operator(
     private val pods: PodReconciler
     private var synced: CompletableFuture<Void>? = null
 
+    @Volatile private var leading = false
+
     init {
+        metrics.leading(false)
+        metrics.watchGatedPods(
+            gated = { if (leading) GatedPods.count(caches.pods.list(), ::runsOf) else emptyMap() },
+            overdue = { if (leading) GatedPods.overdue(caches.pods.list(), ::runsOf, Instant.now()) else emptyMap() },
+        )
         val events = EventRecorder(client, config.identity)
         val runs = RunStore(client)
         val gate = PodGate(client, metrics::gatePatched)
@@ -90,6 +100,8 @@ class Operator(
 
     /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
     fun lead() {
+        leading = true
+        metrics.leading(true)
         pods.startActing()
         controller.startWhen(checkNotNull(synced) { "watch() first" })
     }
@@ -104,6 +116,8 @@ class Operator(
         caches.stop()
         http.stop()
     }
+
+    private fun runsOf(pod: Pod) = caches.runsOf(pod.metadata.namespace, pod.metadata.name)
 
     private fun reconcile(item: WorkItem): Duration? =
         when (item.kind) {

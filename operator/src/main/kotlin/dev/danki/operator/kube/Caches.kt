@@ -32,6 +32,9 @@ class Cache<T : HasMetadata>(
 
     fun hasSynced(): Boolean = informers.all { it.hasSynced() }
 
+    /** Every object held now, for the scrape-time gauges. */
+    fun list(): List<T> = informers.flatMap { it.indexer.list() }
+
     fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
 
     fun addIndex(
