@@ -229,8 +229,12 @@ class WarmupPool(
             runningBy.remove(entry.owner, entry.node)
             tasks.remove(task.runKey, entry)
         }
-        dispatch()
-        if (task.running) onFinished(task, crash)
+        // heard of before the freed slot is handed on, so results arrive in the order runs end
+        try {
+            if (task.running) onFinished(task, crash)
+        } finally {
+            dispatch()
+        }
     }
 
     /** The warm-up itself; what it threw, if anything. */
