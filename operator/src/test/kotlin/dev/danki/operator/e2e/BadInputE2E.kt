@@ -57,13 +57,17 @@ class BadInputE2E {
             PodTimes(client, cluster.ns).use { times ->
                 cases.forEach { client.resource(deploymentOf(it)).create() }
                 eventually(SETTLE) {
-                    val unsettled = cases.filterNot { settled(it) }.map { it.name }
+                    // one read of the namespace per poll, not two per case: the polls share the API server
+                    // with the operator whose decision times they measure
+                    val now = Snapshot(cluster)
+                    val unsettled = cases.filterNot { settled(it, now) }.map { it.name }
                     withClue("cases not settled yet: $unsettled") { unsettled.shouldBeEmpty() }
                 }
                 // a held pod must stay held: give Ready a moment to turn where it should not
                 Thread.sleep(HOLD.toMillis())
+                val end = Snapshot(cluster)
                 cases.map { case ->
-                    val seen = observe(case, times)
+                    val seen = observe(case, end, times)
                     Triple(case, seen, seen.mismatches(case.expect))
                 }
             }
@@ -86,15 +90,35 @@ class BadInputE2E {
                 if (case.templateAnnotations.isNotEmpty()) spec.template.metadata.annotations = case.templateAnnotations
             }
 
-    private fun podOf(case: BadInputCase): Pod? = cluster.pods(case.name).singleOrNull()
+    /** The test namespace's pods (by app), WarmupRuns (by pod) and Events (by object), read once. */
+    private class Snapshot(
+        cluster: E2eCluster,
+    ) {
+        private val pods =
+            cluster.client
+                .pods()
+                .inNamespace(cluster.ns)
+                .list()
+                .items
+                .filter { it.metadata.deletionTimestamp == null }
+                .groupBy { it.metadata.labels?.get("app") }
+        private val runs = cluster.runs().associateBy { it.spec.podName }
+        val events by lazy { cluster.allEvents().groupBy { it.involvedObject.name } }
+
+        fun podOf(case: BadInputCase): Pod? = pods[case.name]?.singleOrNull()
+
+        fun runOf(pod: Pod): WarmupRun? = runs[pod.metadata.name]
+    }
 
     /** Decided: a gated pod has its gate condition and a finished run; an ungated one is Ready. */
-    private fun settled(case: BadInputCase): Boolean {
-        val pod = podOf(case) ?: return false
+    private fun settled(
+        case: BadInputCase,
+        now: Snapshot,
+    ): Boolean {
+        val pod = now.podOf(case) ?: return false
         if (case.expect.gateReason == null) return ready(pod)
         val gate = cluster.gateOf(pod) ?: return false
-        val run = cluster.runs().singleOrNull { it.spec.podName == pod.metadata.name }
-        val finished = run?.status?.phase in setOf(WarmupRun.PHASE_SUCCEEDED, WarmupRun.PHASE_FAILED)
+        val finished = now.runOf(pod)?.status?.phase in setOf(WarmupRun.PHASE_SUCCEEDED, WarmupRun.PHASE_FAILED)
         return finished && (gate.status == "True" || !case.expect.ready)
     }
 
@@ -106,12 +130,13 @@ class BadInputE2E {
 
     private fun observe(
         case: BadInputCase,
+        end: Snapshot,
         times: PodTimes,
     ): Observation {
-        val pod = podOf(case)!!
+        val pod = end.podOf(case)!!
         val name = pod.metadata.name
-        val run = cluster.runs().singleOrNull { it.spec.podName == name }
-        val events = (cluster.events(case.name) + cluster.events(name)).map { it.reason to it.message }
+        val run = end.runOf(pod)
+        val events = (end.events[case.name].orEmpty() + end.events[name].orEmpty()).map { it.reason to it.message }
         val gate = cluster.gateOf(pod)
         return Observation(
             events = events,
