@@ -23,6 +23,8 @@ COPY pom.xml ./
 COPY operator/pom.xml operator/
 COPY sample-service/pom.xml sample-service/
 COPY local-cluster/node-agent/pom.xml local-cluster/node-agent/
+# every module the root POM lists must be there, even one not built here
+COPY cli/pom.xml cli/
 COPY operator/src operator/src
 COPY sample-service/src sample-service/src
 RUN --mount=type=cache,target=/root/.m2 \

@@ -56,12 +56,12 @@ tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, schedul
 # A jar is rebuilt only when its module's sources or a POM changed.
 POMS := pom.xml $(wildcard */pom.xml */*/pom.xml)
 JARS := local-cluster/node-agent/target/node-agent-all.jar sample-service/target/sample-service-all.jar \
-	operator/target/operator-all.jar
+	operator/target/operator-all.jar cli/target/cli-all.jar
 
 .PHONY: build
-build: $(JARS) ## Build the operator, sample service and node agent jars.
+build: $(JARS) ## Build the operator, sample service, node agent and CLI jars.
 
-$(JARS) &: $(POMS) $(shell find local-cluster/node-agent/src sample-service/src operator/src -type f 2>/dev/null)
+$(JARS) &: $(POMS) $(shell find local-cluster/node-agent/src sample-service/src operator/src cli/src -type f 2>/dev/null)
 	@echo "==> building jars (mvn package, tests skipped)"
 	$(MVN) -q package -DskipTests -Dktlint.skip -Ddetekt.skip
 	@touch $(JARS)
@@ -99,6 +99,7 @@ test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pod
 include local-cluster/cluster.mk
 include sample-service/sample.mk
 include operator/operator.mk
+include cli/cli.mk
 include charts/chart.mk
 include bench/bench.mk
 include demo/demo.mk

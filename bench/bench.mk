@@ -42,3 +42,11 @@ soak: build tools ## Soak: SOAK_MINUTES (default 30) of scale churn and failing 
 .PHONY: soak-results
 soak-results: ## Re-render bench/results/soak.md (tables, charts, verdict) from bench/results/soak.json.
 	@python3 $(REPO)/bench/soak/report.py $(REPO)/bench/results/soak.json >$(REPO)/bench/results/soak.md
+
+# A separate instance, so the measurement never shares a control plane with another run.
+BAD_PLAN_CLUSTER_INSTANCE ?= 11
+
+.PHONY: bench-bad-plan
+bench-bad-plan: build tool-kube tool-k6 ## 40 Deployments scaled at once, 28 with an invalid plan: seconds from ContainersReady to danki's decision; appends to bench/results/bad-plan.json and .md (OPERATOR_JAR, LABEL to measure another build; about 4 min).
+	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) MAKE="$(MAKE)" KEEP=$(KEEP) \
+	  CLUSTER_INSTANCE=$(BAD_PLAN_CLUSTER_INSTANCE) python3 $(REPO)/bench/bad-plan/run.py

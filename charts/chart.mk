@@ -22,6 +22,7 @@ lint-chart: chart-helm tool-shellcheck ## helm lint --strict (helm 3 and 4), tem
 	$(HELM4) lint --strict $(CHART)
 	@echo "==> helm template assertions"
 	$(PYTHON) $(CHART)/tests/template_test.py $(HELM3) $(HELM4)
+	$(PYTHON) $(CHART)/tests/metrics_check.py --self-test
 	@echo "==> values table and CRD copy"
 	$(PYTHON) $(CHART_SCRIPTS)/values-docs.py --check $(CHART)
 	@$(MAKE) --no-print-directory chart-crd-check CHART_CRD_MISSING=skip

@@ -9,3 +9,30 @@ demo: ## Build, start the local cluster, install danki, scale a warmed and a col
 .PHONY: demo-report
 demo-report: ## Re-render demo-report.html from the last demo run's data in .work/demo.
 	@python3 $(REPO)/demo/report.py html $(WORK)/demo $(REPO)/demo-report.html
+
+# ---- the report in a real browser -----------------------------------------------------------------
+# Debian's chromium (apt) driven by playwright-core (npm, pinned, in bin/node); Playwright's own browser
+# downloads are never used: the test launches /usr/bin/chromium.
+PLAYWRIGHT_CORE_VERSION := 1.65.1
+BROWSER_TOOLS := $(BIN)/node
+PLAYWRIGHT_CORE := $(BROWSER_TOOLS)/node_modules/playwright-core/package.json
+REPORT_TEST_DIR := $(WORK)/report-browser-test
+
+.PHONY: tool-browser
+tool-browser: ## Install chromium (apt, when missing) and playwright-core $(PLAYWRIGHT_CORE_VERSION) (npm, into bin/node).
+	@test -x /usr/bin/chromium || { echo "==> installing chromium (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	@/usr/bin/chromium --version
+	@grep -q '"version": "$(PLAYWRIGHT_CORE_VERSION)"' $(PLAYWRIGHT_CORE) 2>/dev/null || { \
+	  echo "==> installing playwright-core $(PLAYWRIGHT_CORE_VERSION) (npm) into $(BROWSER_TOOLS)"; \
+	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --silent --no-audit --no-fund --prefix $(BROWSER_TOOLS) \
+	    playwright-core@$(PLAYWRIGHT_CORE_VERSION); }
+
+.PHONY: test-report-browser
+test: test-report-browser
+test-report-browser: tool-browser ## demo-report.html from the recorded run's figures, checked in headless chromium.
+	@rm -rf $(REPORT_TEST_DIR) && mkdir -p $(REPORT_TEST_DIR)
+	python3 $(REPO)/demo/tests/make_fixture.py $(REPORT_TEST_DIR)
+	python3 $(REPO)/demo/report.py html $(REPORT_TEST_DIR) $(REPORT_TEST_DIR)/demo-report.html
+	node $(REPO)/demo/tests/report_browser_test.mjs $(BROWSER_TOOLS) $(REPORT_TEST_DIR)/demo-report.html \
+	  $(REPORT_TEST_DIR)/expected.json $(REPORT_TEST_DIR)/demo-report.png

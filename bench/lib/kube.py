@@ -71,7 +71,8 @@ def delete_deployment(namespace, name, timeout_s=180):
 
 class PodWatch:
     """`kubectl get pods -w` in a thread: per pod its IP and the first host time it was seen
-    ContainersReady and Ready, and every condition of a readiness gate."""
+    ContainersReady and Ready, and every condition of a readiness gate (condition_seen: the first host
+    time each condition type appeared, whatever its status)."""
 
     TEMPLATE = ('{{.metadata.name}} {{or .status.podIP "-"}} '
                 '{{range .status.conditions}}{{.type}}={{.status}} {{end}}{{"\\n"}}')
@@ -95,7 +96,9 @@ class PodWatch:
             conditions = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
             with self.lock:
                 pod = self.pods.setdefault(parts[0], {"first_seen": t, "ip": None, "containers_ready": None,
-                                                      "ready": None, "conditions": {}})
+                                                      "ready": None, "conditions": {}, "condition_seen": {}})
+                for condition in conditions:
+                    pod["condition_seen"].setdefault(condition, t)
                 if len(parts) > 1 and parts[1] != "-":
                     pod["ip"] = parts[1]
                 pod["conditions"] = conditions

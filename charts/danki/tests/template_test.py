@@ -295,6 +295,7 @@ def test_rejected(helm):
 
 def test_options(helm):
     code, docs, err = render(helm, "--set", "serviceMonitor.enabled=true", "--set", "grafanaDashboard.enabled=true",
+                             "--set", "prometheusRules.enabled=true", "--set", "prometheusRules.labels.release=prom",
                              "--set", "image.digest=sha256:" + "a" * 64, "--set", "k6.binary=/opt/k6",
                              "--set", "replicaCount=1", "--set", "podDisruptionBudget.enabled=false",
                              "--set", "resources.limits.ephemeral-storage=1Gi",
@@ -312,6 +313,11 @@ def test_options(helm):
                "danki_warmup_requests_total", "danki_warmups_in_progress", "danki_warmups_queued"]
     missing = [m for m in metrics if m not in exprs]
     check("dashboard ConfigMap holds a dashboard using every danki_* metric", cms and not missing, missing)
+    rules = find(docs, "PrometheusRule")
+    alerts = [r["alert"] for g in (rules[0]["spec"]["groups"] if rules else []) for r in g["rules"]]
+    check("PrometheusRule: the three danki alerts, with the ruleSelector label",
+          alerts == ["DankiWarmupsFailing", "DankiPodsGatedPastTimeout", "DankiNoLeader"]
+          and rules[0]["metadata"]["labels"].get("release") == "prom", alerts)
     (dep,) = find(docs, "Deployment")
     c = dep["spec"]["template"]["spec"]["containers"][0]
     check("a digest pins the image", c["image"] == "danki/operator@sha256:" + "a" * 64, c["image"])

@@ -14,6 +14,7 @@ import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
+import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.PoolGauges
 import dev.danki.operator.metrics.WarmupMetrics
@@ -28,9 +29,11 @@ import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupTask
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.Webhook
+import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.nio.file.Files
 import java.time.Duration
+import java.time.Instant
 import java.util.concurrent.CompletableFuture
 
 /**
@@ -41,7 +44,7 @@ import java.util.concurrent.CompletableFuture
 class Operator(
     config: OperatorConfig,
     client: KubernetesClient,
-    metrics: WarmupMetrics = WarmupMetrics(),
+    private val metrics: WarmupMetrics = WarmupMetrics(),
 ) {
     val caches = Caches(client, config.watchNamespaces)
     private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
@@ -59,7 +62,14 @@ class Operator(
     private val pods: PodReconciler
     private var synced: CompletableFuture<Void>? = null
 
+    @Volatile private var leading = false
+
     init {
+        metrics.leading(false)
+        metrics.watchGatedPods(
+            gated = { if (leading) GatedPods.count(caches.pods.list(), ::runsOf) else emptyMap() },
+            overdue = { if (leading) GatedPods.overdue(caches.pods.list(), ::runsOf, Instant.now()) else emptyMap() },
+        )
         val events = EventRecorder(client, config.identity)
         val runs = RunStore(client)
         val gate = PodGate(client, metrics::gatePatched)
@@ -100,6 +110,8 @@ class Operator(
 
     /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
     fun lead() {
+        leading = true
+        metrics.leading(true)
         pods.startActing()
         val whenSynced = checkNotNull(synced) { "watch() first" }
         controller.startWhen(whenSynced)
@@ -117,6 +129,8 @@ class Operator(
         webhook?.stop()
         http.stop()
     }
+
+    private fun runsOf(pod: Pod) = caches.runsOf(pod.metadata.namespace, pod.metadata.name)
 
     private fun reconcile(item: WorkItem): Duration? =
         when (item.kind) {

@@ -113,6 +113,7 @@ class RunRecorder(
         events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; pod $outcome")
         val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
         metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
+        metrics.runFailed(ref.namespace, ref.deployment, reason)
         publish(ref.pod, ref.runName, null)
     }
 

@@ -55,7 +55,10 @@ enum class GateDecision {
     /** The warm-up is queued or running in this process: wait for it. */
     IN_PROGRESS,
 
-    /** The annotations are invalid: fail the run and apply the failure policy. */
+    /**
+     * The annotations are invalid: fail the run and apply the failure policy at once, before the
+     * containers are ready and without a warm-up slot, so the pod is Ready as soon as they are (open).
+     */
     FAIL_INVALID_CONFIG,
 
     /** The pod's address is not its own (hostNetwork): fail the run and apply the failure policy. */
@@ -94,9 +97,10 @@ enum class GateDecision {
                     // a running one stops itself at the deadline, and its result is published
                     runningHere || queuedHere -> IN_PROGRESS
 
-                    !containersReady || !hasPodIP -> WAIT
-
+                    // known from the annotations alone: no reason to wait for the containers or a slot
                     invalidConfig -> FAIL_INVALID_CONFIG
+
+                    !containersReady || !hasPodIP -> WAIT
 
                     targetRefused -> FAIL_TARGET_REFUSED
 

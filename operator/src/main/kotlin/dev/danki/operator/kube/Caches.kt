@@ -32,8 +32,8 @@ class Cache<T : HasMetadata>(
 
     fun hasSynced(): Boolean = informers.all { it.hasSynced() }
 
-    /** Every object the cache holds now. */
-    fun all(): List<T> = informers.flatMap { it.indexer.list() }
+    /** Every object held now, for the scrape-time gauges. */
+    fun list(): List<T> = informers.flatMap { it.indexer.list() }
 
     fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
 

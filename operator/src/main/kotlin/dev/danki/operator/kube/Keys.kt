@@ -11,6 +11,9 @@ object Keys {
     /** Server-side-apply field manager for every write danki makes. */
     const val FIELD_MANAGER = "danki"
 
+    /** Field manager of the `danki` CLI's writes (an HPA's minReplicas), told apart from the operator's. */
+    const val CLI_FIELD_MANAGER = "danki-cli"
+
     /** API group, version and kind of the WarmupRun custom resource (annotations need constants). */
     const val GROUP = "danki.dev"
     const val VERSION = "v1alpha1"

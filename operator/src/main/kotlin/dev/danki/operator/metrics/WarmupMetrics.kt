@@ -3,6 +3,7 @@ package dev.danki.operator.metrics
 import dev.danki.operator.warmup.K6Summary
 import io.prometheus.metrics.core.metrics.Counter
 import io.prometheus.metrics.core.metrics.Gauge
+import io.prometheus.metrics.core.metrics.GaugeWithCallback
 import io.prometheus.metrics.core.metrics.Histogram
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics
 import io.prometheus.metrics.model.registry.PrometheusRegistry
@@ -20,6 +21,14 @@ class WarmupMetrics(
             .name("danki_warmup_runs_total")
             .help("Warm-ups finished, by result (succeeded, failed_open, failed_closed).")
             .labelNames("namespace", "deployment", "result")
+            .register(registry)
+
+    private val failures =
+        Counter
+            .builder()
+            .name("danki_warmup_failures_total")
+            .help("Failed warm-ups by WarmupRun reason (Timeout, TooManyErrors, TargetRefused, K6Failed, ...).")
+            .labelNames("namespace", "deployment", "reason")
             .register(registry)
 
     private val duration =
@@ -105,6 +114,13 @@ class WarmupMetrics(
             ).labelNames("namespace", "deployment")
             .register(registry)
 
+    private val leader =
+        Gauge
+            .builder()
+            .name("danki_leader")
+            .help("1 while this replica holds the leader Lease and reconciles, else 0.")
+            .register(registry)
+
     /** Adds the JVM's own metrics (heap, GC, threads, CPU). */
     fun withJvmMetrics(): WarmupMetrics = apply { JvmMetrics.builder().register(registry) }
 
@@ -117,6 +133,13 @@ class WarmupMetrics(
         runs.labelValues(namespace, deployment, result).inc()
         if (seconds != null) duration.labelValues(namespace, deployment).observe(seconds)
     }
+
+    /** [reason] is one of Keys.RunConditions' reasons: a short, fixed set, so it is safe as a label. */
+    fun runFailed(
+        namespace: String,
+        deployment: String,
+        reason: String,
+    ) = failures.labelValues(namespace, deployment, reason).inc()
 
     fun resultMeasured(
         namespace: String,
@@ -152,6 +175,37 @@ class WarmupMetrics(
         namespace: String,
         deployment: String,
     ) = notGated.labelValues(namespace, deployment).inc()
+
+    fun leading(leads: Boolean) = leader.set(if (leads) 1.0 else 0.0)
+
+    /**
+     * The go/no-go gauges, read from [gated] and [overdue] at each scrape (both per Deployment): pods
+     * by state, and pods held past their run's deadline. Only the leader reports them, so a sum over
+     * replicas counts each pod once.
+     */
+    fun watchGatedPods(
+        gated: () -> Map<GatedPods.Key, Int>,
+        overdue: () -> Map<GatedPods.Key, Int>,
+    ) {
+        GaugeWithCallback
+            .builder()
+            .name("danki_gated_pods")
+            .help(
+                "Pods of opted-in Deployments by warm-up state (pending, queued, warming, warmed, failed); " +
+                    "leader only.",
+            ).labelNames("namespace", "deployment", "state")
+            .callback { cb -> gated().forEach { (k, n) -> cb.call(n.toDouble(), k.namespace, k.deployment, k.state) } }
+            .register(registry)
+        GaugeWithCallback
+            .builder()
+            .name("danki_gated_pods_overdue")
+            .help(
+                "Pods still queued or warming after their run's deadline (held longer than their timeout); " +
+                    "leader only.",
+            ).labelNames("namespace", "deployment")
+            .callback { cb -> overdue().forEach { (k, n) -> cb.call(n.toDouble(), k.namespace, k.deployment) } }
+            .register(registry)
+    }
 
     fun poolChanged(
         running: Int,

@@ -1,5 +1,6 @@
 package dev.danki.operator.warmup
 
+import com.fasterxml.jackson.core.JsonProcessingException
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.Messages
@@ -18,7 +19,8 @@ data class ConfigProblem(
 /** Thrown by a value parser to say precisely what is wrong, instead of the key's general expectation. */
 private class InvalidValue(
     val expected: String,
-) : RuntimeException(expected)
+    cause: Throwable? = null,
+) : RuntimeException(expected, cause)
 
 /** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
 data class PlanResult(
@@ -201,7 +203,15 @@ class PlanParser(
     ): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
 
     private fun parseHeaders(raw: String): Map<String, String>? {
-        val node = runCatching { json.readTree(raw) }.getOrNull()
+        val node =
+            try {
+                json.readTree(raw)
+            } catch (e: JsonProcessingException) {
+                // say where and why, e.g. a raw line break inside a string, which JSON forbids
+                val at = e.location?.let { " at column ${it.columnNr}" }.orEmpty()
+                val why = e.originalMessage.lines().first()
+                throw InvalidValue("$HEADERS_EXPECTED; this value is not valid JSON$at: $why", e)
+            }
         if (node == null || !node.isObject) return null
         val problem =
             if (node.size() > MAX_HEADERS) {

@@ -85,7 +85,12 @@ class WarmupAttempts(
         val delay = backoff.delay(attempt)
         if (!anotherFits(failure, delay, request.deadline)) return giveUp(failure, attempt)
         listener.attemptFailed(attempt, failure, delay)
-        return if (task.pause(delay)) null else K6Outcome.Cancelled
+        val pausedFrom = System.nanoTime()
+        if (!task.pause(delay)) return K6Outcome.Cancelled
+        // the pause gave up the slot, and taking it back may have taken longer than the back-off
+        val waited = Duration.ofNanos(System.nanoTime() - pausedFrom) > delay.plus(SLOT_WAIT_SLACK)
+        val late = waited && clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)
+        return if (late) giveUp(failure, attempt) else null
     }
 
     /** A timeout leaves no time by definition; otherwise the next attempt must fit, back-off included. */
@@ -153,5 +158,8 @@ class WarmupAttempts(
 
         /** Shortest attempt worth starting: k6 start-up plus a few seconds of requests. */
         val MIN_ATTEMPT: Duration = Duration.ofSeconds(5)
+
+        /** A pause longer than its back-off by this much waited for a slot: time to look at the deadline again. */
+        private val SLOT_WAIT_SLACK: Duration = Duration.ofSeconds(1)
     }
 }

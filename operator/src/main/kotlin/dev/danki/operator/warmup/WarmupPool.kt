@@ -1,9 +1,11 @@
 package dev.danki.operator.warmup
 
 import org.slf4j.LoggerFactory
+import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.LinkedBlockingQueue
+import java.util.concurrent.CountDownLatch
 import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.SynchronousQueue
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
@@ -36,12 +38,22 @@ class WarmupPool(
     private val turnedAway = ConcurrentHashMap<String, String>()
     private val threads = AtomicInteger()
 
-    // only ever given a task when a slot is free, so its own queue stays empty; an idle thread ends
-    // after a minute (the soak saw all 16 started and kept while the node cap ran 2 at a time)
+    /** Runs between attempts that want a slot back, in the order they asked; served before the queue. */
+    private val resuming = LinkedHashMap<String, Resume>()
+
+    /** A paused run waiting for a slot; [granted] opens when it has one. */
+    private class Resume(
+        val entry: Entry,
+        val granted: CountDownLatch = CountDownLatch(1),
+    )
+
+    // only ever given a task when a slot is free; a thread per running or pausing warm-up (a paused one
+    // keeps its thread but not its slot, so a bounded pool could leave the slot's new owner without a
+    // thread while the paused one waits for that slot); an idle thread ends after a minute
     private val executor =
-        ThreadPoolExecutor(concurrency, concurrency, IDLE_SECONDS, TimeUnit.SECONDS, LinkedBlockingQueue()) { r ->
+        ThreadPoolExecutor(0, Int.MAX_VALUE, IDLE_SECONDS, TimeUnit.SECONDS, SynchronousQueue()) { r ->
             Thread(r, "warmup-${threads.incrementAndGet()}").apply { isDaemon = true }
-        }.apply { allowCoreThreadTimeOut(true) }
+        }
 
     private class Entry(
         val task: WarmupTask,
@@ -131,6 +143,16 @@ class WarmupPool(
     private fun dispatch() {
         val started = mutableListOf<Entry>()
         synchronized(lock) {
+            // paused runs first: they started before anything queued
+            val resumes = resuming.values.iterator()
+            while (resumes.hasNext() && runningBy.total < concurrency) {
+                val resume = resumes.next()
+                val entry = resume.entry
+                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
+                resumes.remove()
+                runningBy.add(entry.owner, entry.node)
+                resume.granted.countDown()
+            }
             val each = waiting.values.iterator()
             while (each.hasNext() && runningBy.total < concurrency) {
                 val entry = each.next()
@@ -140,31 +162,66 @@ class WarmupPool(
                 started += entry
             }
         }
-        started.forEach(::start)
+        started.forEach { entry ->
+            try {
+                executor.execute { runTask(entry) }
+            } catch (e: RejectedExecutionException) {
+                // shutting down: the run is forgotten, and its pod decided by the next leader
+                log
+                    .atDebug()
+                    .addKeyValue("run", entry.task.runKey)
+                    .setCause(e)
+                    .log("warm-up not started")
+                synchronized(lock) {
+                    runningBy.remove(entry.owner, entry.node)
+                    tasks.remove(entry.task.runKey, entry)
+                }
+            }
+        }
         publish()
     }
 
-    private fun start(entry: Entry) {
-        try {
-            executor.execute { runTask(entry) }
-        } catch (e: RejectedExecutionException) {
-            // shutting down: the run is forgotten, and its pod decided by the next leader
-            log
-                .atDebug()
-                .addKeyValue("run", entry.task.runKey)
-                .setCause(e)
-                .log("warm-up not started")
-            synchronized(lock) {
-                runningBy.remove(entry.owner, entry.node)
-                tasks.remove(entry.task.runKey, entry)
-            }
+    /**
+     * A run's back-off between attempts, without its slot: a target that keeps failing would otherwise
+     * hold a slot through every back-off while healthy pods wait in the queue (the bad-input suite saw
+     * typo'd but valid plans time out behind four failing targets). It takes a slot again, ahead of the
+     * queue, as soon as one is free; false when cancelled meanwhile.
+     */
+    private fun pauseOutside(
+        entry: Entry,
+        delay: Duration,
+    ): Boolean {
+        val task = entry.task
+        synchronized(lock) { runningBy.remove(entry.owner, entry.node) }
+        dispatch()
+        if (!task.sleep(delay)) {
+            synchronized(lock) { runningBy.add(entry.owner, entry.node) }
+            return false
         }
+        val resume = Resume(entry)
+        synchronized(lock) { resuming[task.runKey] = resume }
+        dispatch()
+        val interrupted =
+            try {
+                while (!task.cancelled && !resume.granted.await(RESUME_POLL_MILLIS, TimeUnit.MILLISECONDS)) continue
+                false
+            } catch (e: InterruptedException) {
+                // the pool is shutting down; the worker keeps its interrupt
+                Thread.currentThread().interrupt()
+                true
+            }
+        synchronized(lock) {
+            // cancelled while waiting: hold a slot again anyway, for the moment until runTask gives it back
+            if (resuming.remove(task.runKey) != null) runningBy.add(entry.owner, entry.node)
+        }
+        return !task.cancelled && !interrupted
     }
 
     private fun runTask(entry: Entry) {
         val task = entry.task
         var crash: Exception? = null
         if (task.begin()) {
+            task.pauser = { delay -> pauseOutside(entry, delay) }
             publish()
             crash = runBody(entry)
         }
@@ -172,8 +229,12 @@ class WarmupPool(
             runningBy.remove(entry.owner, entry.node)
             tasks.remove(task.runKey, entry)
         }
-        dispatch()
-        if (task.running) onFinished(task, crash)
+        // heard of before the freed slot is handed on, so results arrive in the order runs end
+        try {
+            if (task.running) onFinished(task, crash)
+        } finally {
+            dispatch()
+        }
     }
 
     /** The warm-up itself; what it threw, if anything. */
@@ -218,5 +279,6 @@ class WarmupPool(
     companion object {
         private const val SHUTDOWN_WAIT_SECONDS = 5L
         private const val IDLE_SECONDS = 60L
+        private const val RESUME_POLL_MILLIS = 200L
     }
 }

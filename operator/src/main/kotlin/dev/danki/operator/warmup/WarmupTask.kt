@@ -37,8 +37,14 @@ class WarmupTask(
         stop.countDown()
     }
 
+    /** How the pool pauses this task between attempts (giving up its slot meanwhile); null: [sleep]. */
+    @Volatile internal var pauser: ((Duration) -> Boolean)? = null
+
     /** Waits [delay] between attempts; false when cancelled (or interrupted) meanwhile. */
-    fun pause(delay: Duration): Boolean =
+    fun pause(delay: Duration): Boolean = pauser?.invoke(delay) ?: sleep(delay)
+
+    /** Waits [delay]; false when cancelled (or interrupted) meanwhile. */
+    internal fun sleep(delay: Duration): Boolean =
         try {
             !stop.await(delay.toMillis(), TimeUnit.MILLISECONDS) && !cancelled
         } catch (e: InterruptedException) {

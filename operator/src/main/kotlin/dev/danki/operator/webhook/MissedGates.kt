@@ -51,7 +51,7 @@ class MissedGates(
     /** This replica leads: report what the cache holds already (pods created while no danki was up), then follow. */
     fun lead() {
         leading = true
-        caches.pods.all().forEach(::check)
+        caches.pods.list().forEach(::check)
     }
 
     private fun check(pod: Pod) {

@@ -165,14 +165,16 @@ class E2eCluster(
             .items
 
     /** Events about the object [name] in the test namespace (as ItNamespace.events). */
-    fun events(name: String): List<Event> =
+    fun events(name: String): List<Event> = allEvents().filter { it.involvedObject.name == name }
+
+    /** Every Event in the test namespace. */
+    fun allEvents(): List<Event> =
         client
             .v1()
             .events()
             .inNamespace(ns)
             .list()
             .items
-            .filter { it.involvedObject.name == name }
 
     /** The identity holding the operators' Lease, once someone does. */
     fun leaseHolder(): String =

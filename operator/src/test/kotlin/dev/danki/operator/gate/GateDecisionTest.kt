@@ -43,7 +43,17 @@ class GateDecisionTest {
         ) = Arguments.of(case, facts, expected)
 
         @JvmStatic
-        fun table() = gateAndOptOutRows() + runRows() + retryRows()
+        fun table() = gateAndOptOutRows() + runRows() + invalidRows() + retryRows()
+
+        private fun invalidRows() =
+            listOf(
+                row("invalid config fails", ready.copy(invalidConfig = true), GateDecision.FAIL_INVALID_CONFIG),
+                row(
+                    "invalid config fails before the containers are ready: nothing to wait for",
+                    ready.copy(invalidConfig = true, containersReady = false, hasPodIP = false),
+                    GateDecision.FAIL_INVALID_CONFIG,
+                ),
+            )
 
         private fun gateAndOptOutRows() =
             listOf(
@@ -168,7 +178,6 @@ class GateDecisionTest {
                 ),
                 row("containers not ready waits", ready.copy(containersReady = false), GateDecision.WAIT),
                 row("no pod IP waits", ready.copy(hasPodIP = false), GateDecision.WAIT),
-                row("invalid config fails", ready.copy(invalidConfig = true), GateDecision.FAIL_INVALID_CONFIG),
                 row(
                     "deadline passed while waiting fails",
                     ready.copy(runPhase = "Pending", deadlinePassed = true),

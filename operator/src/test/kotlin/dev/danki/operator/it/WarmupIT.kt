@@ -234,9 +234,12 @@ class WarmupIT {
             condition.status shouldBe "True"
             condition.reason shouldBe Keys.GateReasons.WARMUP_FAILED_OPEN
         }
-        val r = space.run("bad-abc123-x1")!!
-        r.status.phase shouldBe WarmupRun.PHASE_FAILED
-        r.status.reason shouldBe Keys.RunConditions.REASON_INVALID_CONFIG
+        // the gate is written before the record (RunRecorder.publish): the run may follow a moment later
+        eventually(Duration.ofSeconds(10)) {
+            val r = space.run("bad-abc123-x1")!!
+            r.status.phase shouldBe WarmupRun.PHASE_FAILED
+            r.status.reason shouldBe Keys.RunConditions.REASON_INVALID_CONFIG
+        }
     }
 
     @Test

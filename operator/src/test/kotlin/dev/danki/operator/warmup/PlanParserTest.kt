@@ -267,6 +267,13 @@ class PlanParserTest {
     }
 
     @Test
+    fun `a raw line break inside a header value is named as invalid JSON, with where`() {
+        val problem = parse(Annotations.HEADERS to "{\"X-A\":\"a\r\nX-B: b\"}").problems.single()
+        problem.expected shouldContain "this value is not valid JSON at column 10"
+        problem.expected shouldContain "CTRL-CHAR, code 13"
+    }
+
+    @Test
     fun `every bad key is reported at once`() {
         val result =
             parse(

@@ -5,6 +5,7 @@ import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
+import java.time.Duration
 import java.util.Collections
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.LinkedBlockingQueue
@@ -57,6 +58,62 @@ class WarmupPoolTest {
     @AfterEach
     fun stop() {
         if (::pool.isInitialized) pool.shutdownNow()
+    }
+
+    /**
+     * Submits "failing", which pauses once between two attempts, and "healthy" queued behind it before
+     * that pause; returns what the pause answered (null while it lasts) and healthy's release latch.
+     */
+    private fun failingThenHealthy(): Pair<() -> Boolean?, CountDownLatch> {
+        val go = CountDownLatch(1)
+        var resumedAs: Boolean? = null
+        pool.submit("failing", "ns/failing") { task ->
+            ran += "failing: attempt 1"
+            go.await(10, TimeUnit.SECONDS)
+            resumedAs = task.pause(Duration.ofMillis(PAUSE_MILLIS))
+            if (resumedAs == true) ran += "failing: attempt 2"
+        } shouldBe true
+        val healthyStarted = CountDownLatch(1)
+        val release = CountDownLatch(1)
+        pool.submit("healthy", "ns/healthy") {
+            ran += "healthy"
+            healthyStarted.countDown()
+            release.await(10, TimeUnit.SECONDS)
+        } shouldBe true
+        pool.isQueued("healthy") shouldBe true
+        go.countDown()
+        // the pause gave the only slot away
+        healthyStarted.await(10, TimeUnit.SECONDS) shouldBe true
+        return Pair({ resumedAs }, release)
+    }
+
+    @Test
+    fun `a run pausing between attempts gives its slot to a queued one and takes a slot back after it`() {
+        newPool(slots = 1)
+        val (resumed, release) = failingThenHealthy()
+        // the healthy run holds the only slot: the paused one waits for it, past its back-off
+        Thread.sleep(PAUSE_MILLIS * 3)
+        resumed() shouldBe null
+        pool.running() shouldBe 1
+        release.countDown()
+        setOf(nextFinished().runKey, nextFinished().runKey) shouldBe setOf("failing", "healthy")
+        resumed() shouldBe true
+        ran shouldContainExactly listOf("failing: attempt 1", "healthy", "failing: attempt 2")
+        pool.running() shouldBe 0
+    }
+
+    @Test
+    fun `a run cancelled while it waits for its slot back ends and leaves the slots as they were`() {
+        newPool(slots = 1)
+        val (resumed, release) = failingThenHealthy()
+        Thread.sleep(PAUSE_MILLIS * 2)
+        pool.cancelPod("ns/failing")
+        nextFinished().runKey shouldBe "failing"
+        resumed() shouldBe false
+        pool.running() shouldBe 1
+        release.countDown()
+        nextFinished().runKey shouldBe "healthy"
+        pool.running() shouldBe 0
     }
 
     @Test
@@ -219,5 +276,9 @@ class WarmupPoolTest {
         nextFinished().runKey shouldBe "a"
         nextFinished().runKey shouldBe "ns/p-r2"
         ran shouldContainExactly listOf("a", "p-r2")
+    }
+
+    private companion object {
+        const val PAUSE_MILLIS = 200L
     }
 }

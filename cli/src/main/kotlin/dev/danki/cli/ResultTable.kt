@@ -1,0 +1,107 @@
+package dev.danki.cli
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.SerializationFeature
+import java.util.Locale
+
+/**
+ * The cold vs warm table, per pod and for the whole Deployment, in the three forms `-o` offers.
+ * Latencies are milliseconds; a dash is a figure the run does not have (yet).
+ */
+object ResultTable {
+    enum class Format { TABLE, JSON, MARKDOWN }
+
+    private val HEADER =
+        listOf("POD", "PHASE", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
+    private val json = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+
+    /** The Deployment's line: the median of each latency over the pods that have it; the longest warm-up. */
+    fun total(
+        label: String,
+        results: List<PodResult>,
+    ): PodResult {
+        val warmed = results.count { it.warmed }
+        return PodResult(
+            pod = label,
+            phase = "$warmed/${results.size} warmed",
+            coldP50 = median(results.mapNotNull { it.coldP50 }),
+            coldP95 = median(results.mapNotNull { it.coldP95 }),
+            warmP50 = median(results.mapNotNull { it.warmP50 }),
+            warmP95 = median(results.mapNotNull { it.warmP95 }),
+            duration = results.mapNotNull { it.duration }.maxByOrNull { seconds(it) },
+        )
+    }
+
+    fun render(
+        results: List<PodResult>,
+        total: PodResult?,
+        format: Format,
+    ): String =
+        when (format) {
+            Format.TABLE -> aligned(rows(results, total))
+            Format.MARKDOWN -> markdown(rows(results, total))
+            Format.JSON -> json.writeValueAsString(mapOf("pods" to results, "deployment" to total)) + "\n"
+        }
+
+    private fun rows(
+        results: List<PodResult>,
+        total: PodResult?,
+    ): List<List<String>> = listOf(HEADER) + (results + listOfNotNull(total)).map(::cells)
+
+    private fun cells(r: PodResult) =
+        listOf(
+            r.pod,
+            r.phase,
+            ms(r.coldP50),
+            ms(r.coldP95),
+            ms(r.warmP50),
+            ms(r.warmP95),
+            r.duration ?: "-",
+            r.stopReason ?: "-",
+            oneLine(r.reason),
+        )
+
+    private fun aligned(rows: List<List<String>>): String {
+        val widths = HEADER.indices.map { col -> rows.maxOf { it[col].length } }
+        return rows.joinToString("") { row ->
+            row
+                .mapIndexed { col, cell -> if (col == row.lastIndex) cell else cell.padEnd(widths[col]) }
+                .joinToString("  ")
+                .trimEnd() + "\n"
+        }
+    }
+
+    private fun markdown(rows: List<List<String>>): String {
+        val lines = rows.map { row -> "| " + row.joinToString(" | ") { it.replace("|", "\\|") } + " |" }
+        val rule = "|" + HEADER.joinToString("|") { "---" } + "|"
+        return (listOf(lines.first(), rule) + lines.drop(1)).joinToString("\n") + "\n"
+    }
+
+    fun ms(value: Double?): String = value?.let { String.format(Locale.ROOT, "%.1f", it) } ?: "-"
+
+    /** Tenant text (a k6 message) on one line, bounded, so a table stays a table. */
+    private fun oneLine(text: String?): String =
+        text
+            ?.replace(Regex("\\s+"), " ")
+            ?.take(MAX_REASON)
+            ?: ""
+
+    fun median(values: List<Double>): Double? {
+        if (values.isEmpty()) return null
+        val sorted = values.sorted()
+        val mid = sorted.size / 2
+        return if (sorted.size % 2 == 1) sorted[mid] else (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    /** Seconds of a duration as the operator writes it (`850ms`, `12.3s`, `4m05s`), for ordering only. */
+    fun seconds(text: String): Double =
+        dev.danki.operator.warmup.DurationFormat
+            .parse(text)
+            ?.toMillis()
+            ?.div(MILLIS) ?: 0.0
+
+    private const val MAX_REASON = 160
+    private const val MILLIS = 1_000.0
+
+    fun formatOf(text: String): Format = Format.valueOf(text.uppercase(Locale.ROOT))
+}

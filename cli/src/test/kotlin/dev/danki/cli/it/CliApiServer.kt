@@ -1,0 +1,83 @@
+package dev.danki.cli.it
+
+import io.fabric8.kubeapitest.KubeAPIServer
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
+import io.fabric8.kubernetes.client.Config
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientBuilder
+import java.io.File
+import java.nio.file.Files
+import java.util.concurrent.TimeUnit
+
+/**
+ * One real etcd + kube-apiserver (fabric8 kube-api-test, offline, RBAC on) for the CLI's ITs. Unlike
+ * the operator's, it starts without the WarmupRun CRD, so a test can see the CLI's "not installed"
+ * answer first; [installCrd] adds it.
+ */
+object CliApiServer {
+    val repo: File = File(System.getenv("DANKI_REPO") ?: "..").canonicalFile
+    private val version = System.getenv("K8S_VERSION")?.removePrefix("v") ?: "1.37.1"
+    private val server: KubeAPIServer by lazy { start() }
+
+    /** The kubeconfig of the cluster admin (system:masters). */
+    val kubeconfig: String get() = server.kubeConfigYaml
+
+    fun client(impersonate: String? = null): KubernetesClient {
+        val config = Config.fromKubeconfig(kubeconfig)
+        if (impersonate != null) config.requestConfig.impersonateUsername = impersonate
+        return KubernetesClientBuilder().withConfig(config).build()
+    }
+
+    fun installCrd() {
+        client().use { client ->
+            val crd =
+                client
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
+                    .item()
+            client.resource<CustomResourceDefinition>(crd).createOr { it.update() }
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(crd.metadata.name)
+                .waitUntilCondition(
+                    { c ->
+                        c.status
+                            ?.conditions
+                            .orEmpty()
+                            .any { it.type == "Established" && it.status == "True" }
+                    },
+                    30,
+                    TimeUnit.SECONDS,
+                )
+        }
+    }
+
+    private fun start(): KubeAPIServer {
+        val dir = File(System.getenv("KUBE_API_TEST_DIR") ?: File(repo, "operator/target/kube-api-test").path)
+        val bin = File(dir, "k8s/$version-linux-amd64").apply { mkdirs() }
+        for (tool in listOf("etcd", "kube-apiserver", "kubectl")) {
+            val link = File(bin, tool).toPath()
+            val target = File(repo, "bin/$tool")
+            require(target.canExecute()) { "$target is missing: run `make tool-kube` first" }
+            if (!Files.exists(link)) Files.createSymbolicLink(link, target.toPath())
+        }
+        val server =
+            KubeAPIServer(
+                KubeAPIServerConfigBuilder
+                    .anAPIServerConfig()
+                    .withTestDir(dir.path)
+                    .withApiServerVersion(version)
+                    .withOfflineMode(true)
+                    .withUpdateKubeConfig(false)
+                    .build(),
+            )
+        server.start()
+        Runtime.getRuntime().addShutdownHook(Thread { server.stop() })
+        return server
+    }
+}
