@@ -1,17 +1,28 @@
 package dev.danki.operator.webhook
 
-import com.sun.net.httpserver.HttpExchange
-import com.sun.net.httpserver.HttpsConfigurator
-import com.sun.net.httpserver.HttpsServer
+import org.eclipse.jetty.http.HttpHeader
+import org.eclipse.jetty.http.HttpMethod
+import org.eclipse.jetty.http.HttpStatus
+import org.eclipse.jetty.io.Content
+import org.eclipse.jetty.server.Handler
+import org.eclipse.jetty.server.Request
+import org.eclipse.jetty.server.Response
+import org.eclipse.jetty.server.Server
+import org.eclipse.jetty.server.ServerConnector
+import org.eclipse.jetty.util.Callback
+import org.eclipse.jetty.util.ssl.SslContextFactory
+import org.eclipse.jetty.util.thread.QueuedThreadPool
 import org.slf4j.LoggerFactory
-import java.net.InetSocketAddress
-import java.util.concurrent.ExecutorService
-import java.util.concurrent.Executors
+import java.nio.ByteBuffer
 import javax.net.ssl.SSLContext
 
 /**
  * The webhook's HTTPS port: `POST /mutate-pods` answers AdmissionReviews with [PodAdmission]. The TLS
  * key comes from [keys] at each handshake, so a rotated certificate needs no restart.
+ *
+ * Jetty rather than the JDK's HttpsServer: the JDK's server looks up the client's host name by reverse
+ * DNS before every TLS handshake (`SSLStreams` calls `getHostName()`), so with a slow or unreachable
+ * resolver each admission waits for the DNS timeout and the API server gives up on the webhook first.
  */
 class WebhookServer(
     port: Int,
@@ -19,56 +30,72 @@ class WebhookServer(
     private val admission: PodAdmission,
 ) {
     private val log = LoggerFactory.getLogger(WebhookServer::class.java)
-    private val executor: ExecutorService =
-        Executors.newFixedThreadPool(THREADS) { r -> Thread(r, "webhook").apply { isDaemon = true } }
-    private val server: HttpsServer =
-        HttpsServer.create(InetSocketAddress(port), BACKLOG).apply {
-            val tls = SSLContext.getInstance("TLS").apply { init(arrayOf(keys), null, null) }
-            httpsConfigurator = HttpsConfigurator(tls)
-            createContext(PATH, ::handle)
-            executor = this@WebhookServer.executor
-        }
+    private val server = Server(QueuedThreadPool(MAX_THREADS, MIN_THREADS).apply { name = "webhook" })
+    private val connector: ServerConnector
 
-    /** The port actually bound (useful when 0 was asked for). */
-    val port: Int get() = server.address.port
+    init {
+        val tls =
+            SslContextFactory.Server().apply {
+                sslContext = SSLContext.getInstance("TLS").apply { init(arrayOf(keys), null, null) }
+            }
+        connector = ServerConnector(server, tls).apply { this.port = port }
+        server.addConnector(connector)
+        server.handler = Admissions()
+    }
+
+    /** The port actually bound (useful when 0 was asked for); valid after [start]. */
+    val port: Int get() = connector.localPort
 
     fun start() = server.start()
 
-    fun stop() {
-        server.stop(0)
-        executor.shutdownNow()
-    }
+    fun stop() = server.stop()
 
-    private fun handle(exchange: HttpExchange) {
-        exchange.use {
-            if (it.requestMethod != "POST") return it.sendResponseHeaders(METHOD_NOT_ALLOWED, -1)
+    private inner class Admissions : Handler.Abstract() {
+        override fun handle(
+            request: Request,
+            response: Response,
+            callback: Callback,
+        ): Boolean {
+            val status = statusFor(request)
+            if (status != null) {
+                Response.writeError(request, response, callback, status)
+                return true
+            }
             val answer =
                 try {
-                    admission.review(it.requestBody.readNBytes(MAX_BODY))
+                    admission.review(Content.Source.asInputStream(request).readNBytes(MAX_BODY))
                 } catch (
                     @Suppress("TooGenericExceptionCaught") e: Exception,
                 ) {
                     // a request danki cannot read: the API server applies failurePolicy (Ignore: the pod is created)
                     log.atWarn().setCause(e).log("admission review failed")
-                    return it.sendResponseHeaders(BAD_REQUEST, -1)
+                    Response.writeError(request, response, callback, HttpStatus.BAD_REQUEST_400)
+                    return true
                 }
-            it.responseHeaders.add("Content-Type", "application/json")
-            it.sendResponseHeaders(OK, answer.size.toLong())
-            it.responseBody.write(answer)
+            response.status = HttpStatus.OK_200
+            response.headers.put(HttpHeader.CONTENT_TYPE, "application/json")
+            response.write(true, ByteBuffer.wrap(answer), callback)
+            return true
         }
+
+        private fun statusFor(request: Request): Int? =
+            when {
+                Request.getPathInContext(request) != PATH -> HttpStatus.NOT_FOUND_404
+                request.method != HttpMethod.POST.asString() -> HttpStatus.METHOD_NOT_ALLOWED_405
+                else -> null
+            }
     }
 
     companion object {
         const val PATH = "/mutate-pods"
-        private const val BACKLOG = 64
 
         /** The API server waits at most the webhook's timeout (a few seconds); a lookup in the cache is quick. */
-        private const val THREADS = 4
+        private const val MAX_THREADS = 8
+
+        /** Jetty's acceptor and selector take threads of their own out of the pool. */
+        private const val MIN_THREADS = 4
 
         /** A pod is far below this; the API server caps requests at 3 MiB. */
         private const val MAX_BODY = 4 * 1024 * 1024
-        private const val OK = 200
-        private const val BAD_REQUEST = 400
-        private const val METHOD_NOT_ALLOWED = 405
     }
 }
