@@ -38,11 +38,14 @@ LEASE_RULES = [
      "verbs": ["get", "update", "delete"]},
 ]
 # Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
-# webhook mode (the default) with danki's own certificates: its one Secret and its one webhook configuration, by name.
+# webhook mode (the default) with danki's own certificates: its one Secret and its one webhook configuration, by
+# name; and namespaces read-only, for the label that opts in a whole namespace.
 WEBHOOK_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["danki-webhook-tls"], "verbs": ["get", "update"]},
 ]
+NAMESPACE_READ_RULE = {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]}
 WEBHOOK_CLUSTER_RULES = [
+    NAMESPACE_READ_RULE,
     {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["mutatingwebhookconfigurations"],
      "resourceNames": ["danki"], "verbs": ["get", "patch"]},
 ]
@@ -141,7 +144,7 @@ def test_defaults(helm):
     check("webhook Role: only its own Secret, get and update by name (no list, no create)",
           webhook_role and webhook_role[0]["rules"] == WEBHOOK_ROLE_RULES, webhook_role and webhook_role[0]["rules"])
     webhook_cr = find(docs, "ClusterRole", "danki-webhook")
-    check("webhook ClusterRole: only its own MutatingWebhookConfiguration, get and patch by name",
+    check("webhook ClusterRole: namespaces read-only, its own MutatingWebhookConfiguration get and patch by name",
           webhook_cr and webhook_cr[0]["rules"] == WEBHOOK_CLUSTER_RULES, webhook_cr and webhook_cr[0]["rules"])
     all_rules += (webhook_role[0]["rules"] if webhook_role else []) + (webhook_cr[0]["rules"] if webhook_cr else [])
     check("no wildcard, secrets only by name, no configmaps, no pod writes",
@@ -210,12 +213,16 @@ def test_webhook(helm):
               and mwc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == f"{NAMESPACE}/danki-webhook"
               and env.get("DANKI_WEBHOOK_CERT_DIR") == "/etc/danki/webhook-tls" and "DANKI_WEBHOOK_SECRET" not in env
               and not find(docs, "Role", "danki-webhook") and not find(docs, "Secret"), env)
+        cr = find(docs, "ClusterRole", "danki-webhook")
+        check("cert-manager mode: the webhook ClusterRole only reads namespaces",
+              cr and cr[0]["rules"] == [NAMESPACE_READ_RULE], cr and cr[0]["rules"])
     code, docs, err = render(helm, "--set", "gateInjection=template")
     (dep,) = find(docs, "Deployment")
     env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
     check("template mode: no webhook, no webhook Service, Secret or rights",
           code == 0 and not find(docs, "MutatingWebhookConfiguration") and not find(docs, "Secret")
           and not find(docs, "Service", "danki-webhook") and not find(docs, "Role", "danki-webhook")
+          and not find(docs, "ClusterRole", "danki-webhook")
           and env.get("DANKI_GATE_INJECTION") == "template", env)
 
 
@@ -224,7 +231,7 @@ def test_namespaced(helm):
     check("namespaced mode renders", code == 0, err)
     if code != 0:
         return
-    check("namespaced mode: nothing cluster-wide but the webhook configuration, by name",
+    check("namespaced mode: nothing cluster-wide but namespaces read-only and the webhook configuration, by name",
           [d["metadata"]["name"] for d in find(docs, "ClusterRole")] == ["danki-webhook"]
           and find(docs, "ClusterRole")[0]["rules"] == WEBHOOK_CLUSTER_RULES
           and [d["metadata"]["name"] for d in find(docs, "ClusterRoleBinding")] == ["danki-webhook"])

@@ -46,7 +46,7 @@ class Operator(
     client: KubernetesClient,
     private val metrics: WarmupMetrics = WarmupMetrics(),
 ) {
-    val caches = Caches(client, config.watchNamespaces)
+    val caches = Caches(client, config.watchNamespaces, namespaceOptIn = config.webhook != null)
     private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
     private val gauges = PoolGauges(metrics::poolChanged)
     private val pool =

@@ -5,10 +5,12 @@ import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WorkQueue
 import io.fabric8.kubernetes.api.model.HasMetadata
+import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClientException
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
+import io.fabric8.kubernetes.client.informers.cache.Cache.NAMESPACE_INDEX
 import org.slf4j.LoggerFactory
 import java.io.IOException
 import java.time.Duration
@@ -64,6 +66,14 @@ class Controller(
         caches.runs.addHandler(
             handler { r: WarmupRun ->
                 r.spec?.podName?.let { queue.add(WorkItem(WorkItem.Kind.POD, r.metadata.namespace, it)) }
+            },
+        )
+        // a namespace's opt-in label changes the switch of every Deployment in it (and so of their pods)
+        caches.namespaces?.addHandler(
+            handler { n: Namespace ->
+                caches.deployments.byIndex(NAMESPACE_INDEX, n.metadata.name).forEach {
+                    enqueue(WorkItem.Kind.DEPLOYMENT, it)
+                }
             },
         )
     }

@@ -39,7 +39,7 @@ class DeploymentReconciler(
             return
         }
         val annotations = deployment.metadata.annotations.orEmpty()
-        val switch = WarmupSwitch.of(annotations)
+        val switch = WarmupSwitch.of(deployment, caches.namespaceLabels(namespace))
         if (switch == WarmupSwitch.ENABLED || switch == WarmupSwitch.INVALID) {
             val problems = parser.parse(annotations, deployment.spec?.template?.spec).problems
             if (problems.isNotEmpty()) {

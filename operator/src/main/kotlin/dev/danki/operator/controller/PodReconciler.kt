@@ -39,7 +39,7 @@ class PodReconciler(
     private val deploymentNow: (namespace: String, name: String) -> Deployment?,
 ) {
     private val log = LoggerFactory.getLogger(PodReconciler::class.java)
-    private val optOut = OptOutRelease(actions, deploymentNow) { wanted(it) }
+    private val optOut = OptOutRelease(actions, deploymentNow) { wanted(it, it?.metadata?.namespace.orEmpty()) }
 
     /** When this process first saw each pod's containers ready: the start of the reaction time. */
     private val readySeen = ConcurrentHashMap<String, Instant>()
@@ -116,7 +116,7 @@ class PodReconciler(
         return PodFacts(
             hasGate = PodGate.hasGate(pod),
             deleting = pod.metadata.deletionTimestamp != null,
-            wanted = wanted(deployment),
+            wanted = wanted(deployment, pod.metadata.namespace),
             containersReady = PodGate.containersReady(pod) != null,
             hasPodIP = !pod.status?.podIP.isNullOrEmpty(),
             gateTrue = PodGate.conditionOf(pod)?.let { it.status == "True" },
@@ -131,9 +131,15 @@ class PodReconciler(
         )
     }
 
-    /** An explicit `disabled` always wins; without the annotation, a gate the user wrote asks for warm-up. */
-    private fun wanted(deployment: Deployment?): Boolean =
-        when (WarmupSwitch.of(deployment?.metadata?.annotations)) {
+    /**
+     * An explicit `disabled` always wins; without the annotation, an opted-in namespace or a gate the
+     * user wrote asks for warm-up.
+     */
+    private fun wanted(
+        deployment: Deployment?,
+        namespace: String,
+    ): Boolean =
+        when (WarmupSwitch.of(deployment, caches.namespaceLabels(namespace))) {
             WarmupSwitch.ENABLED, WarmupSwitch.INVALID -> true
             WarmupSwitch.DISABLED -> false
             WarmupSwitch.ABSENT -> deployment == null || TemplateGate.hasUserGate(deployment)

@@ -208,7 +208,7 @@ class RunActions(
     }
 
     companion object {
-        private const val DISABLED_MESSAGE = "warm-up disabled on the Deployment"
+        private const val DISABLED_MESSAGE = "warm-up disabled on the Deployment (or its namespace)"
 
         /** Phases of a run that has not ended. */
         val OPEN_PHASES = setOf(WarmupRun.PHASE_PENDING, WarmupRun.PHASE_RUNNING)

@@ -1,6 +1,7 @@
 package dev.danki.operator.kube
 
 import io.fabric8.kubernetes.api.model.HasMetadata
+import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
@@ -24,6 +25,9 @@ class Cache<T : HasMetadata>(
         namespace: String,
         name: String,
     ): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
+
+    /** A cluster-scoped object by name. */
+    fun get(name: String): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey(name) }
 
     fun byIndex(
         index: String,
@@ -72,17 +76,26 @@ class Cache<T : HasMetadata>(
 
 /**
  * The informer caches every reconciler reads from: Deployments, Pods and WarmupRuns in the watched
- * namespaces. Pods are indexed by their Deployment, WarmupRuns by their pod.
+ * namespaces, and with [namespaceOptIn] the Namespaces themselves (webhook mode: a namespace label opts
+ * in all its Deployments). Pods are indexed by their Deployment, WarmupRuns by their pod.
  */
 class Caches(
     client: KubernetesClient,
-    namespaces: List<String>,
+    watched: List<String>,
+    namespaceOptIn: Boolean = false,
 ) {
     val deployments: Cache<Deployment> =
-        cacheOf("Deployments", namespaces) { ns -> scoped(client.apps().deployments(), ns) }
-    val pods: Cache<Pod> = cacheOf("Pods", namespaces) { ns -> scoped(client.pods(), ns) }
+        cacheOf("Deployments", watched) { ns -> scoped(client.apps().deployments(), ns) }
+    val pods: Cache<Pod> = cacheOf("Pods", watched) { ns -> scoped(client.pods(), ns) }
     val runs: Cache<WarmupRun> =
-        cacheOf("WarmupRuns", namespaces) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
+        cacheOf("WarmupRuns", watched) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
+
+    /** Namespaces, for their opt-in label; cluster-scoped (one informer), null when not needed. */
+    val namespaces: Cache<Namespace>? =
+        if (namespaceOptIn) Cache("Namespaces", listOf(client.namespaces().runnableInformer(RESYNC_MILLIS))) else null
+
+    private val all: List<Cache<out HasMetadata>> =
+        listOfNotNull<Cache<out HasMetadata>>(deployments, pods, runs, namespaces)
 
     init {
         pods.addIndex(BY_DEPLOYMENT) { pod ->
@@ -92,21 +105,26 @@ class Caches(
     }
 
     /**
-     * Starts the informers; the future completes once all three caches are full (what /readyz reports
+     * Starts the informers; the future completes once every cache is full (what /readyz reports
      * as [hasSynced]), and fails if one of them could not start (e.g. the WarmupRun CRD is missing).
      */
-    fun start(): CompletableFuture<Void> = CompletableFuture.allOf(deployments.start(), pods.start(), runs.start())
+    @Suppress("SpreadOperator") // a one-time copy of three or four futures
+    fun start(): CompletableFuture<Void> = CompletableFuture.allOf(*all.map { it.start() }.toTypedArray())
 
-    fun stop() {
-        deployments.stop()
-        pods.stop()
-        runs.stop()
-    }
+    fun stop() = all.forEach { it.stop() }
 
-    fun hasSynced() = deployments.hasSynced() && pods.hasSynced() && runs.hasSynced()
+    fun hasSynced() = all.all { it.hasSynced() }
 
     /** Why a cache no longer follows the API server (see [Cache.problem]), or null. */
-    fun problem(): String? = listOfNotNull(deployments.problem(), pods.problem(), runs.problem()).firstOrNull()
+    fun problem(): String? = all.firstNotNullOfOrNull { it.problem() }
+
+    /** The labels of [namespace] (empty when namespaces are not cached or it is unknown). */
+    fun namespaceLabels(namespace: String): Map<String, String> =
+        namespaces
+            ?.get(namespace)
+            ?.metadata
+            ?.labels
+            .orEmpty()
 
     fun podsOf(
         namespace: String,

@@ -27,6 +27,12 @@ object Keys {
     const val WARMUP_LABEL = "${PREFIX}warmup"
     const val WARMUP_LABEL_VALUE = "enabled"
 
+    /**
+     * Label on a Namespace that opts in every Deployment in it (webhook mode), value [WARMUP_LABEL_VALUE];
+     * a Deployment's own `danki.dev/warmup` annotation still wins.
+     */
+    const val NAMESPACE_OPT_IN_LABEL = "${PREFIX}warmup"
+
     /** Deployment annotations (user settings). */
     object Annotations {
         const val WARMUP = "${PREFIX}warmup"

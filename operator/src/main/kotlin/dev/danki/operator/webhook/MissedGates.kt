@@ -7,6 +7,8 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.HasMetadata
+import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler
@@ -57,7 +59,7 @@ class MissedGates(
     private fun check(pod: Pod) {
         if (!leading || PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
         val deployment = optedInDeploymentOf(pod) ?: return
-        val optedIn = optedInAt(deployment)
+        val optedIn = optedInAt(deployment, caches.namespaces?.get(pod.metadata.namespace))
         val created = pod.metadata.creationTimestamp?.let(Instant::parse)
         // pods from before the opt-in stay as they are by design (no rollout); only later ones were missed
         val missed = optedIn != null && created != null && created.isAfter(optedIn)
@@ -75,26 +77,49 @@ class MissedGates(
     private fun optedInDeploymentOf(pod: Pod): Deployment? {
         val name = PodOwners.deploymentOf(pod) ?: return null
         val deployment = caches.deployments.get(pod.metadata.namespace, name)
-        return deployment?.takeIf { WarmupSwitch.of(it.metadata.annotations) == WarmupSwitch.ENABLED }
+        val labels = caches.namespaceLabels(pod.metadata.namespace)
+        return deployment?.takeIf { WarmupSwitch.of(it, labels) == WarmupSwitch.ENABLED }
     }
 
     companion object {
         /**
-         * When the `danki.dev/warmup` annotation was last written, from the managedFields entry that owns it
+         * When [deployment] opted in: when its `danki.dev/warmup` annotation was last written or, without
+         * one, when [namespace]'s opt-in label was. Read from the managedFields entry that owns the field
          * (null: unknown, so nothing is reported). The entry's time moves with any later change by the same
          * manager, which can only hide a missed pod, never report a pod that was not missed.
          */
-        fun optedInAt(deployment: Deployment): Instant? =
-            deployment.metadata.managedFields
+        fun optedInAt(
+            deployment: Deployment,
+            namespace: Namespace? = null,
+        ): Instant? =
+            if (deployment.metadata.annotations
+                    .orEmpty()
+                    .containsKey(Keys.Annotations.WARMUP)
+            ) {
+                writtenAt(deployment, "f:annotations", Keys.Annotations.WARMUP)
+            } else {
+                namespace?.let { writtenAt(it, "f:labels", Keys.NAMESPACE_OPT_IN_LABEL) }
+            }
+
+        private fun writtenAt(
+            resource: HasMetadata,
+            fieldSet: String,
+            key: String,
+        ): Instant? =
+            resource.metadata.managedFields
                 .orEmpty()
-                .filter { owns(it.fieldsV1?.additionalProperties) }
+                .filter { owns(it.fieldsV1?.additionalProperties, fieldSet, key) }
                 .mapNotNull { entry -> entry.time?.let { runCatching { Instant.parse(it) }.getOrNull() } }
                 .maxOrNull()
 
-        private fun owns(fields: Map<String, Any>?): Boolean {
+        private fun owns(
+            fields: Map<String, Any>?,
+            fieldSet: String,
+            key: String,
+        ): Boolean {
             val metadata = fields?.get("f:metadata") as? Map<*, *> ?: return false
-            val annotations = metadata["f:annotations"] as? Map<*, *> ?: return false
-            return annotations.containsKey("f:${Keys.Annotations.WARMUP}")
+            val keys = metadata[fieldSet] as? Map<*, *> ?: return false
+            return keys.containsKey("f:$key")
         }
     }
 }

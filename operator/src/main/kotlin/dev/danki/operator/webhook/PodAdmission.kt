@@ -17,6 +17,8 @@ class PodAdmission(
     private val metrics: WarmupMetrics,
     /** The Deployment from the operator's informer cache (null: unknown or not watched). */
     private val deploymentOf: (namespace: String, name: String) -> Deployment?,
+    /** The namespace's labels from the cache, for its opt-in label (empty: unknown). */
+    private val namespaceLabels: (namespace: String) -> Map<String, String> = { emptyMap() },
 ) {
     private val log = LoggerFactory.getLogger(PodAdmission::class.java)
     private val json = ObjectMapper()
@@ -49,7 +51,7 @@ class PodAdmission(
         }
         val pod = json.treeToValue(request.path("object"), Pod::class.java)
         val deployment = PodOwners.deploymentOf(pod)?.let { deploymentOf(namespace, it) }
-        val patch = PodMutation.patchFor(pod, deployment)
+        val patch = PodMutation.patchFor(pod, deployment, namespaceLabels(namespace))
         if (patch.isNotEmpty()) {
             log
                 .atDebug()

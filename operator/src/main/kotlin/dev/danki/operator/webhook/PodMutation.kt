@@ -7,16 +7,20 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 
 /**
  * What the webhook adds to a pod being created: danki's readiness gate and the `danki.dev/warmup` label,
- * as JSON Patch operations, when the pod's Deployment is opted in. Pure: the Deployment is looked up by
- * the caller.
+ * as JSON Patch operations, when the pod's Deployment is opted in (by its annotation or its namespace's
+ * label). Pure: the Deployment and the namespace's labels are looked up by the caller.
  */
 object PodMutation {
-    /** The patch for [pod] of [deployment] (null: not a Deployment's pod); empty when nothing is to change. */
+    /**
+     * The patch for [pod] of [deployment] (null: not a Deployment's pod) in a namespace with
+     * [namespaceLabels]; empty when nothing is to change.
+     */
     fun patchFor(
         pod: Pod,
         deployment: Deployment?,
+        namespaceLabels: Map<String, String> = emptyMap(),
     ): List<Map<String, Any>> {
-        if (deployment == null || WarmupSwitch.of(deployment.metadata?.annotations) != WarmupSwitch.ENABLED) {
+        if (deployment == null || WarmupSwitch.of(deployment, namespaceLabels) != WarmupSwitch.ENABLED) {
             return emptyList()
         }
         val gates = pod.spec?.readinessGates

@@ -17,7 +17,11 @@ class Webhook(
 ) {
     private val keys = ServingKeys()
     val server =
-        WebhookServer(settings.port, keys, PodAdmission(metrics) { ns, name -> caches.deployments.get(ns, name) })
+        WebhookServer(
+            settings.port,
+            keys,
+            PodAdmission(metrics, { ns, name -> caches.deployments.get(ns, name) }, caches::namespaceLabels),
+        )
     private val rotation =
         CertificateRotation(
             settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),

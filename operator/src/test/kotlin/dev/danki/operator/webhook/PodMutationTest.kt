@@ -65,4 +65,12 @@ class PodMutationTest {
         PodMutation.patchFor(pod(), null).shouldBeEmpty()
         PodMutation.patchFor(pod(gates = listOf(Keys.GATE_CONDITION)), deployment("enabled")).shouldBeEmpty()
     }
+
+    @Test
+    fun `a pod of a Deployment in an opted-in namespace is gated unless the Deployment opts out`() {
+        val optedIn = mapOf(Keys.NAMESPACE_OPT_IN_LABEL to "enabled")
+        PodMutation.patchFor(pod(), deployment(null), optedIn).size shouldBe 2
+        PodMutation.patchFor(pod(), deployment("disabled"), optedIn).shouldBeEmpty()
+        PodMutation.patchFor(pod(), null, optedIn).shouldBeEmpty()
+    }
 }
