@@ -72,10 +72,9 @@ ensure_cluster
 if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
   info "release $RELEASE already installed in $OPERATOR_NS: using it"
 else
-  # template mode until webhook mode passes on the local cluster (issue 14: the webhook's TLS
-  # handshake from the API server does not complete there yet)
+  # webhook mode, the chart's default: opting in rolls nothing
   $HELM install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
-    --set image.tag=dev --set gateInjection=template --wait --timeout 180s
+    --set image.tag=dev --wait --timeout 180s
   INSTALLED_CHART=1
 fi
 wait_for 30 "the WarmupRun CRD" $K wait --for=condition=Established crd/warmupruns.danki.dev --timeout=5s
@@ -86,9 +85,9 @@ step 3/8 "deploying exam-warm and exam-cold: same image and settings, 1 replica 
 $K create namespace "$NS" --dry-run=client -o yaml | $K apply -f - >/dev/null
 render_exam exam-cold 0 1 | $K -n "$NS" apply -f -
 render_exam exam-warm 1 1 | $K -n "$NS" apply -f -
-info "danki adds its readiness gate to exam-warm's pod template (one rollout, itself warmed)"
-wait_for 60 "danki's readiness gate on exam-warm's template" bash -c \
-  "$K -n $NS get deploy exam-warm -o jsonpath='{.spec.template.spec.readinessGates[*].conditionType}' | grep -q danki.dev/warmed"
+info "danki's webhook gates exam-warm's pod as it is created (the Deployment is not changed); the pod is warmed first"
+wait_for 60 "danki's readiness gate on exam-warm's pod" bash -c \
+  "$K -n $NS get pods -l app=exam-warm -o jsonpath='{.items[*].spec.readinessGates[*].conditionType}' | grep -q danki.dev/warmed"
 for d in exam-cold exam-warm; do
   $K -n "$NS" rollout status "deploy/$d" --timeout="${WARM_TIMEOUT}s" || die "$d did not roll out"
 done
