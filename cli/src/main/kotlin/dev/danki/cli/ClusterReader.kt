@@ -72,6 +72,21 @@ class ClusterReader(
                 .items
         }.firstOrNull { it.spec?.scaleTargetRef?.kind == "Deployment" && it.spec?.scaleTargetRef?.name == ref.name }
 
+    /**
+     * The labels of [namespace], for danki's namespace-wide opt-in. Many users may not read
+     * Namespaces; then (or on any failure) the labels count as absent and only the Deployment's own
+     * annotation decides, which can only make the opt-in check stricter.
+     */
+    fun namespaceLabels(namespace: String): Map<String, String> =
+        runCatching {
+            client
+                .namespaces()
+                .withName(namespace)
+                .get()
+                ?.metadata
+                ?.labels
+        }.getOrNull().orEmpty()
+
     fun quotas(namespace: String): List<ResourceQuota> =
         call("list ResourceQuotas in namespace $namespace") {
             client

@@ -1,6 +1,7 @@
 package dev.danki.cli
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.PodSpec
 import io.fabric8.kubernetes.api.model.ResourceQuota
 import io.fabric8.kubernetes.api.model.apps.Deployment
@@ -13,12 +14,14 @@ data class ReplicaPlan(
 
 /** The checks `prewarm` makes before it changes anything; each failure says the next step. */
 object Preflight {
+    /** Opted in by its own annotation or, without one, by its namespace's label (webhook mode). */
     fun requireOptedIn(
         ref: DeploymentRef,
         deployment: Deployment,
+        namespaceLabels: Map<String, String> = emptyMap(),
     ) {
+        if (WarmupSwitch.of(deployment, namespaceLabels) == WarmupSwitch.ENABLED) return
         val value = deployment.metadata.annotations?.get(Keys.Annotations.WARMUP)
-        if (value == Keys.Annotations.ENABLED) return
         val now =
             value?.let { "its ${Keys.Annotations.WARMUP} is '${it.take(MAX_ECHO)}'" }
                 ?: "it has no ${Keys.Annotations.WARMUP} annotation"
@@ -27,7 +30,8 @@ object Preflight {
             "$ref is not opted in to danki: $now, so its new pods would join the Service cold",
             "kubectl annotate deployment/${ref.name} -n ${ref.namespace} " +
                 "${Keys.Annotations.WARMUP}=${Keys.Annotations.ENABLED} --overwrite " +
-                "(danki then adds its readiness gate, which rolls the Deployment once), then run prewarm again",
+                "(in webhook mode, the chart's default, this rolls nothing; in template mode it rolls the " +
+                "Deployment once), then run prewarm again",
         )
     }
 

@@ -41,7 +41,7 @@ class PrewarmCommand(
             val deployment = reader.deployment(ref)
             // fails with "CRD not installed" before anything is changed
             reader.runs(ref)
-            Preflight.requireOptedIn(ref, deployment)
+            Preflight.requireOptedIn(ref, deployment, reader.namespaceLabels(ref.namespace))
             val current = deployment.spec.replicas ?: 1
             val plan = Preflight.checkReplicas(ref, current, replicas)
             val oldPods = reader.pods(deployment).map { it.metadata.uid }.toSet()
