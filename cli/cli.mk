@@ -34,6 +34,13 @@ e2e-cli: cli build ## `danki prewarm` end to end on the running local cluster: o
 	@test -f "$$KUBECONFIG" || { echo "e2e-cli: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
 	REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) OPERATOR_JAR=$(OPERATOR_JAR) $(CLI_DIR)/e2e/prewarm-e2e.sh 2>&1 | tee $(CLI_E2E_LOG)
 
+# The runbook's commands, extracted from the document itself, on the default cluster in make test.
+e2e-suites: runbook-check
+.PHONY: runbook-check
+runbook-check: cli build chart-helm ## Run the commands of docs/runbook-pre-exam-scale-up.md against the running local cluster (KUBECONFIG).
+	@test -f "$$KUBECONFIG" || { echo "runbook-check: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
+	REPO=$(REPO) KUBECTL=$(KUBECTL) HELM=$(HELM3) KUBECONFIG=$(KUBECONFIG) $(CLI_DIR)/e2e/runbook-check.sh
+
 lint: lint-cli-scripts
 .PHONY: lint-cli-scripts
 lint-cli-scripts: tool-shellcheck
