@@ -11,7 +11,7 @@ CHART_CRD := $(CHART)/crds/warmupruns.danki.dev.yaml
 # Images built by docker-build; the local cluster's catalog maps the `dev` tag to local jars.
 IMAGE_TAG ?= dev
 DOCKER ?= docker
-CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-chart.sh
+CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh
 
 ##@ Chart
 
@@ -66,6 +66,10 @@ e2e-chart: build chart-helm ## Install, check RBAC, upgrade and uninstall the ch
 	@$(MAKE) --no-print-directory chart-crd-check
 	HELM3=$(HELM3) HELM4=$(HELM4) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-chart.sh
 
+.PHONY: e2e-webhook
+e2e-webhook: build chart-helm ## Webhook mode on the running local cluster: no rollout on opt-in, gated scale-up, opt-out, webhook down, certificate renewal, mode switch.
+	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-webhook.sh
+
 .PHONY: docker-build
 docker-build: ## Build the danki/operator and danki/sample-service images (IMAGE_TAG=dev); needs a Docker engine.
 	@$(DOCKER) info >/dev/null 2>&1 || { \
@@ -89,4 +93,4 @@ tool-shellcheck: ## Install shellcheck from Debian's packages when it is missing
 	@$(SHELLCHECK) --version | sed -n 2p
 
 lint: lint-chart lint-docker
-e2e-suites: e2e-chart
+e2e-suites: e2e-chart e2e-webhook
