@@ -5,9 +5,9 @@ CHART_SCRIPTS := $(REPO)/charts/scripts
 HELM4 := $(BIN)/helm4
 PYTHON ?= python3
 SHELLCHECK ?= shellcheck
-# The CRD as the operator's build generates it (fabric8 crd-generator); the chart keeps a copy.
-GENERATED_CRD := $(REPO)/operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml
-CHART_CRD := $(CHART)/crds/warmupruns.danki.dev.yaml
+# The CRDs as the operator's build generates them (fabric8 crd-generator); the chart keeps copies.
+GENERATED_CRDS := $(REPO)/operator/target/classes/META-INF/fabric8
+CRD_PLURALS := warmupruns warmuphistories
 # Images built by docker-build; the local cluster's catalog maps the `dev` tag to local jars.
 IMAGE_TAG ?= dev
 DOCKER ?= docker
@@ -38,25 +38,30 @@ chart-docs: ## Regenerate the values table in charts/danki/README.md from the co
 	$(PYTHON) $(CHART_SCRIPTS)/values-docs.py $(CHART)
 
 .PHONY: chart-crd
-chart-crd: ## Copy the operator's generated WarmupRun CRD into charts/danki/crds/ (needs `make build`).
-	@test -f $(GENERATED_CRD) || { echo "chart-crd: $(GENERATED_CRD) does not exist; run 'make build' first" >&2; exit 1; }
-	cp $(GENERATED_CRD) $(CHART_CRD)
-	@echo "chart-crd: $(CHART_CRD) updated from the operator build"
+chart-crd: ## Copy the operator's generated CRDs (WarmupRun, WarmupHistory) into charts/danki/crds/ (needs `make build`).
+	@for p in $(CRD_PLURALS); do \
+	  test -f $(GENERATED_CRDS)/$$p.danki.dev-v1.yml || { echo "chart-crd: $(GENERATED_CRDS)/$$p.danki.dev-v1.yml does not exist; run 'make build' first" >&2; exit 1; }; \
+	  cp $(GENERATED_CRDS)/$$p.danki.dev-v1.yml $(CHART)/crds/$$p.danki.dev.yaml; \
+	  echo "chart-crd: $(CHART)/crds/$$p.danki.dev.yaml updated from the operator build"; \
+	done
 
-# CHART_CRD_MISSING=skip tolerates a missing generated CRD (lint runs before the build); the
+# CHART_CRD_MISSING=skip tolerates missing generated CRDs (lint runs before the build); the
 # cluster test runs after `make build` and insists.
 .PHONY: chart-crd-check
 chart-crd-check:
-	@if [ ! -f $(GENERATED_CRD) ]; then \
-	  if [ "$(CHART_CRD_MISSING)" = skip ]; then \
-	    echo "chart-crd-check: SKIPPED, $(GENERATED_CRD) not built yet (make build generates it)"; exit 0; fi; \
-	  echo "chart-crd-check: $(GENERATED_CRD) does not exist; run 'make build'" >&2; exit 1; \
-	fi; \
-	if ! cmp -s $(GENERATED_CRD) $(CHART_CRD); then \
-	  echo "chart-crd-check: $(CHART_CRD) differs from the operator's generated CRD; run 'make chart-crd' and commit it" >&2; \
-	  diff -u $(CHART_CRD) $(GENERATED_CRD) | head -40 >&2; exit 1; \
-	fi; \
-	echo "chart-crd-check: charts/danki/crds/ matches the operator's generated CRD"
+	@for p in $(CRD_PLURALS); do \
+	  generated=$(GENERATED_CRDS)/$$p.danki.dev-v1.yml; copy=$(CHART)/crds/$$p.danki.dev.yaml; \
+	  if [ ! -f $$generated ]; then \
+	    if [ "$(CHART_CRD_MISSING)" = skip ]; then \
+	      echo "chart-crd-check: SKIPPED, $$generated not built yet (make build generates it)"; continue; fi; \
+	    echo "chart-crd-check: $$generated does not exist; run 'make build'" >&2; exit 1; \
+	  fi; \
+	  if ! cmp -s $$generated $$copy; then \
+	    echo "chart-crd-check: $$copy differs from the operator's generated CRD; run 'make chart-crd' and commit it" >&2; \
+	    diff -u $$copy $$generated | head -40 >&2; exit 1; \
+	  fi; \
+	done; \
+	echo "chart-crd-check: charts/danki/crds/ matches the operator's generated CRDs"
 
 .PHONY: test-chart
 test-chart: e2e-chart ## Cluster test of the chart on the running local cluster (make cluster-up first).

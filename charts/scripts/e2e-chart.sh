@@ -70,6 +70,8 @@ pods [] [] [get list watch]
 pods/status [] [] [patch]
 warmupruns.danki.dev [] [] [get list watch create]
 warmupruns.danki.dev/status [] [] [patch]
+warmuphistories.danki.dev [] [] [get create]
+warmuphistories.danki.dev/status [] [] [patch]
 EOF
 }
 # The rules of a watched namespace with runner.enabled: the watch rules, configmaps and
@@ -127,11 +129,15 @@ lease_held_by_chart_pod() { # NS RELEASE
 
 notes_ok() { # NOTES: the next steps, the opt-out before uninstalling and the CRD caveat are there
   grep -qF 'kubectl annotate deployment <name> danki.dev/warmup=enabled' <<<"$1" &&
-    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'Helm keeps the WarmupRun CRD' <<<"$1" &&
+    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev' <<<"$1" &&
     grep -qF 'annotate deployment <name> danki.dev/warmup-' <<<"$1" && grep -qF "$(opted_in_jsonpath)" <<<"$1"
 }
 
-crd_exists() { kc get crd warmupruns.danki.dev -o name >/dev/null 2>&1; }
+history_kept() { # NS DEPLOYMENT: its WarmupHistory holds a Succeeded result and is owned by the Deployment
+  [[ $(kc -n "$1" get warmuphistory "$2" -o jsonpath='{.status.entries[0].phase} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}' 2>/dev/null) == "Succeeded Deployment/$2" ]]
+}
+
+crd_exists() { kc get crd warmupruns.danki.dev warmuphistories.danki.dev -o name >/dev/null 2>&1; }
 
 pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
   local sas
@@ -255,7 +261,7 @@ run_suite() {
   # helm 4 applies crds/ server-side even then, which conflicts with another field manager, so
   # leave an existing CRD alone (chart-crd-check has shown the chart's copy is the generated one).
   local crd_flags=()
-  if crd_exists; then crd_flags=(--skip-crds); echo "     (CRD warmupruns.danki.dev already present: installing with --skip-crds)"; fi
+  if crd_exists; then crd_flags=(--skip-crds); echo "     (danki's CRDs already present: installing with --skip-crds)"; fi
 
   # 0. a typo fails the install, naming the key (helm 4 applies crds/ before it checks values)
   local typo
@@ -310,6 +316,7 @@ run_suite() {
   denied "$ns" "$ns" "$sa" deletecollection leases.coordination.k8s.io
   for verb in update delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" warmupruns.danki.dev; done
   denied "$app" "$ns" "$sa" update warmupruns.danki.dev --subresource=status
+  for verb in list watch update delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" warmuphistories.danki.dev; done
   denied "$other" "$ns" "$sa" create leases.coordination.k8s.io
   denied "" "$ns" "$sa" list nodes
   denied "" "$ns" "$sa" create clusterroles.rbac.authorization.k8s.io
@@ -322,6 +329,8 @@ run_suite() {
     pass "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)"
   else fail "$short: the operator warms an annotated pod in $app (gate True, reason WarmedUp)"; warm_diagnosis "$app"; fi
   check "$short: a WarmupRun records it" bash -c "[[ -n \$('$KUBECTL' -n '$app' get warmupruns -o name) ]]"
+  check "$short: the Deployment's WarmupHistory keeps the result (owned by the Deployment)" \
+    wait_for 20 "the history" history_kept "$app" warm-target
 
   # 3b. runner pods: their rights exist only while runner.enabled, and never reach Secrets
   mapfile -t runner < <(watch_and_runner_rules)

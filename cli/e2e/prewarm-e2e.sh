@@ -60,8 +60,8 @@ spec:
 YAML
 }
 
-say "namespace $NS, WarmupRun CRD, operator on this machine"
-$K apply -f "$REPO/charts/danki/crds/warmupruns.danki.dev.yaml" >/dev/null
+say "namespace $NS, danki CRDs, operator on this machine"
+$K apply -f "$REPO/charts/danki/crds/" >/dev/null
 $K create namespace "$NS" >/dev/null
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 DANKI_WATCH_NAMESPACES=$NS DANKI_LEADER_ELECTION=false DANKI_HTTP_PORT=$PORT DANKI_LOG_FORMAT=text \

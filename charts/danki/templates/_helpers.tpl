@@ -85,6 +85,16 @@ app.kubernetes.io/component: operator
 - apiGroups: ["danki.dev"]
   resources: ["warmupruns/status"]
   verbs: ["patch"]
+{{- if gt (int .Values.history.retention) 0 }}
+# Each Deployment's WarmupHistory (named after it, owned by it, so deleted with it): read by name and
+# created once; its status (the last results) written with server-side apply. Never listed.
+- apiGroups: ["danki.dev"]
+  resources: ["warmuphistories"]
+  verbs: ["get", "create"]
+- apiGroups: ["danki.dev"]
+  resources: ["warmuphistories/status"]
+  verbs: ["patch"]
+{{- end }}
 {{- if .Values.runner.enabled }}
 # Runner pods for custom flows, and the NetworkPolicy that fences each; both deleted after the run.
 - apiGroups: [""]

@@ -31,7 +31,12 @@ WATCH_RULES = [
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmupruns"], "verbs": ["get", "list", "watch", "create"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmupruns/status"], "verbs": ["patch"]},
+] + [
+    # each Deployment's WarmupHistory: read by name, created once, its status applied; never listed or deleted
+    {"apiGroups": ["danki.dev"], "resources": ["warmuphistories"], "verbs": ["get", "create"]},
+    {"apiGroups": ["danki.dev"], "resources": ["warmuphistories/status"], "verbs": ["patch"]},
 ]
+HISTORY_RULES = WATCH_RULES[-2:]
 LEASE_RULES = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
@@ -84,7 +89,7 @@ def test_defaults(helm):
     if code != 0:
         return
     kinds = sorted(d["kind"] for d in docs)
-    expected = sorted(["CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+    expected = sorted(["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
                        "RoleBinding", "Deployment", "Service", "PodDisruptionBudget",
                        "Service", "Secret", "MutatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole",
                        "ClusterRoleBinding"])
@@ -93,6 +98,10 @@ def test_defaults(helm):
     check("CRD warmupruns.danki.dev, namespaced, status subresource",
           crd and crd[0]["spec"]["scope"] == "Namespaced"
           and any("status" in v.get("subresources", {}) for v in crd[0]["spec"]["versions"]))
+    history = find(docs, "CustomResourceDefinition", "warmuphistories.danki.dev")
+    check("CRD warmuphistories.danki.dev, namespaced, status subresource",
+          history and history[0]["spec"]["scope"] == "Namespaced"
+          and any("status" in v.get("subresources", {}) for v in history[0]["spec"]["versions"]))
     dep = find(docs, "Deployment", "danki", NAMESPACE)
     check("Deployment danki in the release namespace", len(dep) == 1)
     if not dep:
@@ -110,7 +119,8 @@ def test_defaults(helm):
           and env["DANKI_LEASE_NAME"] == "danki-operator", env)
     check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "16" and env["DANKI_NODE_CONCURRENCY"] == "2"
           and env["DANKI_DEFAULT_FAILURE_POLICY"] == "open" and env["DANKI_HTTP_PORT"] == "8080"
-          and env["DANKI_LOG_FORMAT"] == "json" and env["DANKI_LOG_LEVEL"] == "info", env)
+          and env["DANKI_LOG_FORMAT"] == "json" and env["DANKI_LOG_LEVEL"] == "info"
+          and env["DANKI_HISTORY_RETENTION"] == "20", env)
     check("POD_NAME and POD_NAMESPACE from the downward API",
           env["POD_NAME"] == {"fieldRef": {"fieldPath": "metadata.name"}}
           and env["POD_NAMESPACE"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}, env)
@@ -279,6 +289,19 @@ def test_runner(helm):
     check("runner off by default: no runner image for the operator", "DANKI_RUNNER_IMAGE" not in env, env)
 
 
+def test_history_off(helm):
+    code, docs, err = render(helm, "--set", "history.retention=0")
+    check("history off renders", code == 0, err)
+    if code != 0:
+        return
+    (cr,) = find(docs, "ClusterRole", "danki")
+    check("history off: no rights on warmuphistories",
+          cr["rules"] == [r for r in WATCH_RULES if r not in HISTORY_RULES], json.dumps(cr["rules"]))
+    (dep,) = find(docs, "Deployment")
+    check("history off: retention 0 reaches the operator",
+          env_of(dep["spec"]["template"]["spec"]["containers"][0]).get("DANKI_HISTORY_RETENTION") == "0")
+
+
 def test_rejected(helm):
     cases = [
         ("a top-level typo", ["--set", "replicaCont=3"], "replicaCont"),
@@ -287,6 +310,8 @@ def test_rejected(helm):
          "readOnlyRootFilesytem"),
         ("an unknown failure policy", ["--set", "defaultFailurePolicy=maybe"], "defaultFailurePolicy"),
         ("concurrency 0", ["--set", "concurrency=0"], "concurrency"),
+        ("a negative history retention", ["--set", "history.retention=-1"], "retention"),
+        ("a history retention past 500", ["--set", "history.retention=501"], "retention"),
         ("a namespace that is not a DNS label", ["--set", "watchNamespaces={Shop_1}"], "watchNamespaces"),
         ("two replicas without leader election", ["--set", "leaderElection.enabled=false"], "leaderElection"),
         ("a PDB that blocks every drain", ["--set", "replicaCount=1"], "minAvailable"),
@@ -373,6 +398,7 @@ def main(helms):
         test_webhook(helm)
         test_namespaced(helm)
         test_runner(helm)
+        test_history_off(helm)
         test_rejected(helm)
         test_options(helm)
     print(f"{results['passed']} passed, {results['failed']} failed")

@@ -1,5 +1,6 @@
 package dev.danki.cli
 
+import dev.danki.operator.kube.WarmupHistory
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.Pod
@@ -38,6 +39,37 @@ class ClusterReader(
                 .list()
                 .items
         }.filter { it.spec?.deployment == ref.name }
+
+    /**
+     * The Deployment's WarmupHistory (named after it). None, or none readable, is an answer and not a
+     * failure: the history is shown below the current pods and must not cost the user that table.
+     */
+    fun history(ref: DeploymentRef): HistoryLookup {
+        val history =
+            try {
+                call("get WarmupHistory ${ref.name} in namespace ${ref.namespace}") {
+                    client
+                        .resources(WarmupHistory::class.java)
+                        .inNamespace(ref.namespace)
+                        .withName(ref.name)
+                        .get()
+                }
+            } catch (e: CliFailure) {
+                if (!KubeFailures.isForbidden(e)) throw e
+                return HistoryLookup.Denied
+            }
+        return when {
+            history == null -> HistoryLookup.Absent(servesHistories())
+            history.status?.entries.isNullOrEmpty() -> HistoryLookup.Absent(served = true)
+            else -> HistoryLookup.Found(history)
+        }
+    }
+
+    /**
+     * Whether the API serves WarmupHistories: a get answers 404 (null) both for a missing object and a
+     * missing CRD, and discovery, unlike the CRD list, is open to every signed-in user. Null if it failed.
+     */
+    private fun servesHistories(): Boolean? = runCatching { client.supports(WarmupHistory::class.java) }.getOrNull()
 
     /** The Deployment's pods: those its selector matches that a ReplicaSet owns. */
     fun pods(deployment: Deployment): List<Pod> {

@@ -19,7 +19,7 @@ object KubeFailures {
         e: Throwable,
         what: String,
     ): CliFailure {
-        val api = generateSequence(e) { it.cause }.filterIsInstance<KubernetesClientException>().firstOrNull()
+        val api = apiError(e)
         val network = generateSequence(e) { it.cause }.firstOrNull { isNetwork(it) }
         return when {
             api?.code == FORBIDDEN -> {
@@ -59,6 +59,14 @@ object KubeFailures {
             }
         }
     }
+
+    /** Whether RBAC denied the request (403), as opposed to rejecting the credentials (401). */
+    fun isForbidden(e: Throwable): Boolean = apiError(e)?.code == FORBIDDEN
+
+    private fun apiError(e: Throwable): KubernetesClientException? =
+        generateSequence(e) { it.cause }
+            .filterIsInstance<KubernetesClientException>()
+            .firstOrNull()
 
     /** The WarmupRun API is missing: listing it answers 404 with no named object. */
     fun crdMissing(cause: Throwable?) =

@@ -13,7 +13,7 @@ object ResultTable {
 
     private val HEADER =
         listOf("POD", "PHASE", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
-    private val json = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    private val mapper = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
 
     /** The Deployment's line: the median of each latency over the pods that have it; the longest warm-up. */
     fun total(
@@ -40,8 +40,15 @@ object ResultTable {
         when (format) {
             Format.TABLE -> aligned(rows(results, total))
             Format.MARKDOWN -> markdown(rows(results, total))
-            Format.JSON -> json.writeValueAsString(mapOf("pods" to results, "deployment" to total)) + "\n"
+            Format.JSON -> json(results, total)
         }
+
+    /** The JSON form: one object with `pods` and `deployment`, then what the caller adds (report: `history`). */
+    fun json(
+        results: List<PodResult>,
+        total: PodResult?,
+        vararg more: Pair<String, Any?>,
+    ): String = mapper.writeValueAsString(mapOf("pods" to results, "deployment" to total) + more) + "\n"
 
     private fun rows(
         results: List<PodResult>,
@@ -61,8 +68,9 @@ object ResultTable {
             oneLine(r.reason),
         )
 
-    private fun aligned(rows: List<List<String>>): String {
-        val widths = HEADER.indices.map { col -> rows.maxOf { it[col].length } }
+    /** [rows] (the header first) in padded columns; the last column is not padded. */
+    fun aligned(rows: List<List<String>>): String {
+        val widths = rows.first().indices.map { col -> rows.maxOf { it[col].length } }
         return rows.joinToString("") { row ->
             row
                 .mapIndexed { col, cell -> if (col == row.lastIndex) cell else cell.padEnd(widths[col]) }
@@ -71,16 +79,17 @@ object ResultTable {
         }
     }
 
-    private fun markdown(rows: List<List<String>>): String {
+    /** [rows] (the header first) as a markdown table. */
+    fun markdown(rows: List<List<String>>): String {
         val lines = rows.map { row -> "| " + row.joinToString(" | ") { it.replace("|", "\\|") } + " |" }
-        val rule = "|" + HEADER.joinToString("|") { "---" } + "|"
+        val rule = "|" + rows.first().joinToString("|") { "---" } + "|"
         return (listOf(lines.first(), rule) + lines.drop(1)).joinToString("\n") + "\n"
     }
 
     fun ms(value: Double?): String = value?.let { String.format(Locale.ROOT, "%.1f", it) } ?: "-"
 
     /** Tenant text (a k6 message) on one line, bounded, so a table stays a table. */
-    private fun oneLine(text: String?): String =
+    fun oneLine(text: String?): String =
         text
             ?.replace(Regex("\\s+"), " ")
             ?.take(MAX_REASON)

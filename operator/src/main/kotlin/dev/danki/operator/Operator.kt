@@ -11,6 +11,7 @@ import dev.danki.operator.controller.WarmupJob
 import dev.danki.operator.controller.WorkItem
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.gate.TemplateGate
+import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
@@ -56,6 +57,7 @@ class Operator(
         )
     val webhook = config.webhook?.let { Webhook(it, client, caches, metrics) }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
+    private val history = RunHistory(client, config.historyRetention) { ns, name -> caches.deployments.get(ns, name) }
     private val missedGates =
         config.webhook?.let { MissedGates(caches, EventRecorder(client, config.identity), metrics) }
     private val deployments: DeploymentReconciler
@@ -73,7 +75,7 @@ class Operator(
         val events = EventRecorder(client, config.identity)
         val runs = RunStore(client)
         val gate = PodGate(client, metrics::gatePatched)
-        val recorder = RunRecorder(runs, gate, events, metrics, caches)
+        val recorder = RunRecorder(runs, gate, events, metrics, caches, history)
         val runner = K6Runner(config.k6Binary, config.k6Script, Files.createTempDirectory("danki-k6"))
         val runnerPods =
             config.runnerImage?.let { image ->
@@ -125,6 +127,7 @@ class Operator(
     fun stop() {
         controller.stop()
         pool.shutdownNow()
+        history.close()
         caches.stop()
         webhook?.stop()
         http.stop()

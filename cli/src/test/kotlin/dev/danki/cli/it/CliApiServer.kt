@@ -12,13 +12,17 @@ import java.util.concurrent.TimeUnit
 
 /**
  * One real etcd + kube-apiserver (fabric8 kube-api-test, offline, RBAC on) for the CLI's ITs. Unlike
- * the operator's, it starts without the WarmupRun CRD, so a test can see the CLI's "not installed"
- * answer first; [installCrd] adds it.
+ * the operator's, it starts without danki's CRDs, so a test can see the CLI's "not installed" answer;
+ * [installCrds] adds them, [uninstallCrds] takes them away again.
  */
 object CliApiServer {
     val repo: File = File(System.getenv("DANKI_REPO") ?: "..").canonicalFile
     private val version = System.getenv("K8S_VERSION")?.removePrefix("v") ?: "1.37.1"
     private val server: KubeAPIServer by lazy { start() }
+
+    /** danki's CRDs, by plural, as the operator build generates them into [GENERATED]. */
+    val CRDS = listOf("warmupruns", "warmuphistories")
+    private const val GENERATED = "operator/target/classes/META-INF/fabric8"
 
     /** The kubeconfig of the cluster admin (system:masters). */
     val kubeconfig: String get() = server.kubeConfigYaml
@@ -29,22 +33,13 @@ object CliApiServer {
         return KubernetesClientBuilder().withConfig(config).build()
     }
 
-    fun installCrd() {
+    /** Installs [plurals]' CRDs and waits until the API serves them. */
+    fun installCrds(plurals: List<String> = CRDS) {
         client().use { client ->
-            val crd =
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
-                    .item()
-            client.resource<CustomResourceDefinition>(crd).createOr { it.update() }
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(crd.metadata.name)
-                .waitUntilCondition(
+            for (plural in plurals) {
+                val crd = crds(client).load(File(repo, "$GENERATED/$plural.danki.dev-v1.yml")).item()
+                client.resource<CustomResourceDefinition>(crd).createOr { it.update() }
+                crds(client).withName(crd.metadata.name).waitUntilCondition(
                     { c ->
                         c.status
                             ?.conditions
@@ -54,8 +49,22 @@ object CliApiServer {
                     30,
                     TimeUnit.SECONDS,
                 )
+            }
         }
     }
+
+    /** Removes [plurals]' CRDs (and so every object of theirs) and waits until they are gone. */
+    fun uninstallCrds(plurals: List<String> = CRDS) {
+        client().use { client ->
+            for (plural in plurals) {
+                val crd = crds(client).withName("$plural.danki.dev")
+                crd.delete()
+                crd.waitUntilCondition({ it == null }, 30, TimeUnit.SECONDS)
+            }
+        }
+    }
+
+    private fun crds(client: KubernetesClient) = client.apiextensions().v1().customResourceDefinitions()
 
     private fun start(): KubeAPIServer {
         val dir = File(System.getenv("KUBE_API_TEST_DIR") ?: File(repo, "operator/target/kube-api-test").path)

@@ -2,9 +2,6 @@ package dev.danki.cli.it
 
 import dev.danki.cli.ExitCode
 import dev.danki.operator.kube.Keys
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
@@ -21,6 +18,8 @@ class CliErrorsIT {
     @Test
     @Order(1)
     fun `without the CRD report says danki is not installed and how to install it`() {
+        // another IT class may have run first and installed them
+        CliApiServer.uninstallCrds()
         val ns = Fixtures.namespace(admin)
         admin.resource(Fixtures.deployment(ns, "web")).create()
 
@@ -34,7 +33,7 @@ class CliErrorsIT {
     @Test
     @Order(2)
     fun `a missing Deployment is named with the command that lists the real ones`() {
-        CliApiServer.installCrd()
+        CliApiServer.installCrds()
         val ns = Fixtures.namespace(admin)
 
         val run = CliRun.of("prewarm", "deployment/nope", "--replicas", "2", "-n", ns)
@@ -47,7 +46,7 @@ class CliErrorsIT {
     @Test
     @Order(3)
     fun `a Deployment that is not opted in gets the exact annotate command and is not scaled`() {
-        CliApiServer.installCrd()
+        CliApiServer.installCrds()
         val ns = Fixtures.namespace(admin)
         admin.resource(Fixtures.deployment(ns, "cold", optedIn = false)).create()
 
@@ -67,41 +66,11 @@ class CliErrorsIT {
     @Test
     @Order(4)
     fun `RBAC denied names the request and how to see what is allowed`() {
-        CliApiServer.installCrd()
+        CliApiServer.installCrds()
         val ns = Fixtures.namespace(admin)
         admin.resource(Fixtures.deployment(ns, "web")).create()
         // alice may read Deployments but not WarmupRuns
-        val rule =
-            PolicyRuleBuilder()
-                .withApiGroups("apps")
-                .withResources("deployments")
-                .withVerbs("get")
-                .build()
-        admin
-            .resource(
-                RoleBuilder()
-                    .withNewMetadata()
-                    .withName("read")
-                    .withNamespace(ns)
-                    .endMetadata()
-                    .withRules(rule)
-                    .build(),
-            ).create()
-        admin
-            .resource(
-                RoleBindingBuilder()
-                    .withNewMetadata()
-                    .withName("alice")
-                    .withNamespace(ns)
-                    .endMetadata()
-                    .withNewRoleRef("rbac.authorization.k8s.io", "Role", "read")
-                    .addNewSubject()
-                    .withKind("User")
-                    .withName("alice")
-                    .withApiGroup("rbac.authorization.k8s.io")
-                    .endSubject()
-                    .build(),
-            ).create()
+        Fixtures.grant(admin, ns, "alice", Fixtures.rule("apps", "get", "deployments"))
 
         val run = CliRun.of("report", "deployment/web", "-n", ns) { CliApiServer.client(impersonate = "alice") }
 

@@ -5,6 +5,10 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder
 import io.fabric8.kubernetes.api.model.Quantity
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.util.UUID
 
@@ -58,4 +62,50 @@ object Fixtures {
             .endTemplate()
             .endSpec()
             .build()
+
+    /** A rule of [verb] on [resources] of [group] (`""` is the core group). */
+    fun rule(
+        group: String,
+        verb: String,
+        vararg resources: String,
+    ): PolicyRule =
+        PolicyRuleBuilder()
+            .withApiGroups(group)
+            .withResources(*resources)
+            .withVerbs(verb)
+            .build()
+
+    /** Lets [user] do exactly [rules] in [namespace] (a Role and its RoleBinding, both named after the user). */
+    fun grant(
+        client: KubernetesClient,
+        namespace: String,
+        user: String,
+        vararg rules: PolicyRule,
+    ) {
+        client
+            .resource(
+                RoleBuilder()
+                    .withNewMetadata()
+                    .withName(user)
+                    .withNamespace(namespace)
+                    .endMetadata()
+                    .withRules(*rules)
+                    .build(),
+            ).create()
+        client
+            .resource(
+                RoleBindingBuilder()
+                    .withNewMetadata()
+                    .withName(user)
+                    .withNamespace(namespace)
+                    .endMetadata()
+                    .withNewRoleRef("rbac.authorization.k8s.io", "Role", user)
+                    .addNewSubject()
+                    .withKind("User")
+                    .withName(user)
+                    .withApiGroup("rbac.authorization.k8s.io")
+                    .endSubject()
+                    .build(),
+            ).create()
+    }
 }

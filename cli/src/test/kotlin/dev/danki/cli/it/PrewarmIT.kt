@@ -2,7 +2,6 @@ package dev.danki.cli.it
 
 import dev.danki.cli.ExitCode
 import dev.danki.operator.kube.Keys
-import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.Quantity
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder
@@ -13,15 +12,15 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 
 /**
- * `danki prewarm` and `danki report` against a real kube-apiserver. No controller-manager runs here, so
- * no pod is created: following ends at --timeout, and these tests check what was changed before.
+ * `danki prewarm` against a real kube-apiserver. No controller-manager runs here, so no pod is created:
+ * following ends at --timeout, and these tests check what was changed before.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PrewarmIT {
     private val admin = CliApiServer.client()
 
     @BeforeAll
-    fun crd() = CliApiServer.installCrd()
+    fun crd() = CliApiServer.installCrds()
 
     @Test
     fun `an HPA's minReplicas is raised instead of scaling the Deployment it owns`() {
@@ -112,56 +111,6 @@ class PrewarmIT {
             .withName("web")
             .get()
             .spec.replicas shouldBe 1
-    }
-
-    @Test
-    fun `report prints the runs' figures as a table, markdown and JSON`() {
-        val ns = Fixtures.namespace(admin)
-        admin.resource(Fixtures.deployment(ns, "web")).create()
-        val runs = admin.resources(WarmupRun::class.java).inNamespace(ns)
-        val run =
-            WarmupRun().apply {
-                metadata =
-                    io.fabric8.kubernetes.api.model
-                        .ObjectMetaBuilder()
-                        .withName("web-abc")
-                        .withNamespace(ns)
-                        .build()
-                spec =
-                    dev.danki.operator.kube.WarmupRunSpec().apply {
-                        podName = "web-abc"
-                        deployment = "web"
-                    }
-            }
-        runs.resource(run).create()
-        val status =
-            dev.danki.operator.kube.WarmupRunStatus().apply {
-                phase = WarmupRun.PHASE_SUCCEEDED
-                cold =
-                    dev.danki.operator.kube.LatencyPercentiles().apply {
-                        p50 = 210.5
-                        p95 = 812.25
-                    }
-                warm =
-                    dev.danki.operator.kube.LatencyPercentiles().apply {
-                        p50 = 4.5
-                        p95 = 9.75
-                    }
-                duration = "31.2s"
-                stopReason = "Converged"
-            }
-        runs.withName("web-abc").editStatus { it.apply { this.status = status } }
-
-        val table = CliRun.of("report", "deployment/web", "-n", ns)
-        val markdown = CliRun.of("report", "deployment/web", "-n", ns, "-o", "markdown")
-        val json = CliRun.of("report", "deployment/web", "-n", ns, "-o", "json")
-
-        table.code shouldBe 0
-        table.out shouldContain "web-abc"
-        table.out shouldContain "812.3"
-        table.out shouldContain "Converged"
-        markdown.out shouldContain "| web-abc | Succeeded | 210.5 | 812.3 | 4.5 | 9.8 | 31.2s | Converged |"
-        json.out shouldContain "\"warmP95\" : 9.75"
     }
 
     private infix fun <T> List<T>.shouldContainElement(element: T) = (element in this) shouldBe true

@@ -51,6 +51,8 @@ class ConfigLoader(
                 reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
                 queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
                 nodeConcurrency = int("DANKI_NODE_CONCURRENCY", defaults.nodeConcurrency, 1..MAX_CONCURRENCY),
+                historyRetention =
+                    int("DANKI_HISTORY_RETENTION", defaults.historyRetention, 0..OperatorConfig.MAX_HISTORY_RETENTION),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
                 runnerImage = value("DANKI_RUNNER_IMAGE"),
                 runnerConcurrency = int("DANKI_RUNNER_CONCURRENCY", defaults.runnerConcurrency, 1..MAX_RUNNERS),

@@ -46,6 +46,8 @@ data class OperatorConfig(
     val runnerResources: String? = null,
     /** Whether pods on the node's network may be warmed at the node's address (off: refused). */
     val allowHostNetwork: Boolean = false,
+    /** Warm-up results kept per Deployment in its WarmupHistory after their pods are gone; 0: none kept. */
+    val historyRetention: Int = DEFAULT_HISTORY_RETENTION,
     /** How the gate reaches new pods; the chart defaults to the webhook, a bare process to the template. */
     val gateInjection: GateInjection = GateInjection.TEMPLATE,
     /** The admission webhook's settings; set exactly when [gateInjection] is `WEBHOOK`. */
@@ -77,5 +79,9 @@ data class OperatorConfig(
         const val DEFAULT_DEPLOYMENT_SHARE = 0.5
         const val DEFAULT_NAMESPACE_SHARE = 0.75
         const val DEFAULT_RUNNER_CONCURRENCY = 32
+
+        /** Two or three scale-ups of a Deployment of ten: enough to take a lead time from, small to read. */
+        const val DEFAULT_HISTORY_RETENTION = 20
+        const val MAX_HISTORY_RETENTION = 500
     }
 }

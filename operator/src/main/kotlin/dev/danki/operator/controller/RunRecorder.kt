@@ -2,6 +2,7 @@ package dev.danki.operator.controller
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.gate.PodGate
+import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.BoundedMap
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
@@ -21,8 +22,9 @@ import java.time.Instant
 import java.util.Collections
 
 /**
- * Turns warm-up outcomes into records: the pod's gate condition, the WarmupRun status, Events and
- * metrics, each independent of the others. Final results are kept in memory first, so a write that
+ * Turns warm-up outcomes into records: the pod's gate condition, the WarmupRun status, Events,
+ * metrics and (for a result, not a cancellation) the Deployment's history, each independent of the
+ * others. Final results are kept in memory first, so a write that
  * failed is repeated by the next reconcile instead of the pod being warmed twice; the gate goes first,
  * so no WarmupRun write can keep a pod's decision from it.
  */
@@ -32,6 +34,7 @@ class RunRecorder(
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
     private val caches: Caches,
+    private val history: RunHistory,
 ) {
     private val json = ObjectMapper()
     private val finals: MutableMap<String, FinalResult> = Collections.synchronizedMap(BoundedMap(MAX_REMEMBERED))
@@ -97,6 +100,7 @@ class RunRecorder(
         events.normal(ref.pod, Keys.EventReasons.WARMED_UP, RunStatuses.table(summary))
         metrics.resultMeasured(ref.namespace, ref.deployment, summary)
         metrics.runFinished(ref.namespace, ref.deployment, WarmupMetrics.SUCCEEDED, RunStatuses.seconds(status))
+        history.record(ref, status)
         publish(ref.pod, ref.runName, null)
     }
 
@@ -114,6 +118,7 @@ class RunRecorder(
         val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
         metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
         metrics.runFailed(ref.namespace, ref.deployment, reason)
+        history.record(ref, status)
         publish(ref.pod, ref.runName, null)
     }
 

@@ -14,11 +14,12 @@ object Keys {
     /** Field manager of the `danki` CLI's writes (an HPA's minReplicas), told apart from the operator's. */
     const val CLI_FIELD_MANAGER = "danki-cli"
 
-    /** API group, version and kind of the WarmupRun custom resource (annotations need constants). */
+    /** API group, version and kinds of danki's custom resources (annotations need constants). */
     const val GROUP = "danki.dev"
     const val VERSION = "v1alpha1"
     const val API_VERSION = "$GROUP/$VERSION"
     const val RUN_KIND = "WarmupRun"
+    const val HISTORY_KIND = "WarmupHistory"
 
     /** Readiness-gate condition type that a warm-up sets True. */
     const val GATE_CONDITION = "${PREFIX}warmed"

@@ -10,9 +10,9 @@ import java.io.File
 
 /**
  * A build step after fabric8's crd-generator, which sorts printer columns by JSON path (7.5.2 has no
- * option to keep them as declared): puts the WarmupRun CRD's columns back in the order [WarmupRun]
- * declares them, so `kubectl get warmupruns` shows POD, PHASE, WAITED, COLD-P95, WARM-P95, REQUESTS,
- * STOP, DURATION, AGE. Everything else in the file is left as generated. Run by exec-maven-plugin.
+ * option to keep them as declared): puts each CRD's columns back in the order its class declares them,
+ * so `kubectl get warmupruns` shows POD, PHASE, WAITED, COLD-P95, WARM-P95, REQUESTS, STOP, DURATION,
+ * AGE. Everything else in the file is left as generated. Run by exec-maven-plugin on every CRD file.
  */
 object PrinterColumnOrder {
     private val yaml =
@@ -24,13 +24,31 @@ object PrinterColumnOrder {
         )
 
     /** The JSON paths of WarmupRun's printer columns, in declaration order. */
-    val declared: List<String> =
-        WarmupRun::class.java.getAnnotationsByType(AdditionalPrinterColumn::class.java).map { it.jsonPath }
+    val declared: List<String> = declaredBy(WarmupRun::class.java)
+
+    /** Each custom resource's kind and its printer columns' JSON paths, in declaration order. */
+    private val byKind: Map<String, List<String>> =
+        mapOf(Keys.RUN_KIND to declared, Keys.HISTORY_KIND to declaredBy(WarmupHistory::class.java))
+
+    private fun declaredBy(type: Class<*>): List<String> {
+        val columns = type.getAnnotationsByType(AdditionalPrinterColumn::class.java)
+        return columns.map { it.jsonPath }
+    }
 
     @JvmStatic
     fun main(args: Array<String>) {
-        val file = File(args.single())
-        file.writeText(reorder(file.readText(), declared))
+        for (path in args) {
+            val file = File(path)
+            val kind =
+                yaml
+                    .readTree(file)
+                    .path("spec")
+                    .path("names")
+                    .path("kind")
+                    .asText()
+            val order = byKind[kind] ?: error("$path: no printer column order known for kind '$kind'")
+            file.writeText(reorder(file.readText(), order))
+        }
     }
 
     /** [crd] with each version's printer columns ordered by [order] (JSON paths); header comments kept. */

@@ -27,25 +27,29 @@ class E2eCluster(
     val suffix: String = System.currentTimeMillis().toString(36)
     val ns = "danki-e2e-$suffix"
 
-    /** The WarmupRun CRD as the operator's build generated it. */
-    fun crd(): CustomResourceDefinition =
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
-            .item()
+    /** danki's CRDs (WarmupRun, WarmupHistory) as the operator's build generated them. */
+    fun crds(): List<CustomResourceDefinition> =
+        listOf("warmupruns", "warmuphistories").map { plural ->
+            client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .load(File(repo, "operator/target/classes/META-INF/fabric8/$plural.danki.dev-v1.yml"))
+                .item()
+        }
 
-    fun applyCrd() {
-        client
-            .resource<CustomResourceDefinition>(crd())
-            .fieldManager("danki-e2e")
-            .forceConflicts()
-            .serverSideApply()
+    fun applyCrds() {
+        for (crd in crds()) {
+            client
+                .resource<CustomResourceDefinition>(crd)
+                .fieldManager("danki-e2e")
+                .forceConflicts()
+                .serverSideApply()
+        }
     }
 
     fun setUp() {
-        applyCrd()
+        applyCrds()
         client
             .namespaces()
             .resource(

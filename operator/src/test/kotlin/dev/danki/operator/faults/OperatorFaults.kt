@@ -79,7 +79,7 @@ class OperatorFaults {
             if (failing.isEmpty()) {
                 case.failures += "no operator answered 503 on /healthz and /readyz without the CRD: $health"
             }
-            bench.cluster.applyCrd()
+            bench.cluster.applyCrds()
             // the kubelet restarts a replica whose liveness probe fails; one that answers 200 it leaves alone
             case.fault("installed the CRD; restarted the ${failing.size} operator(s) whose /healthz failed")
             failing.forEach { it.stop() }

@@ -42,29 +42,31 @@ object TestApiServer {
         server.start()
         Runtime.getRuntime().addShutdownHook(Thread { server.stop() })
         val client = KubernetesClientBuilder().withConfig(Config.fromKubeconfig(server.kubeConfigYaml)).build()
-        val crd =
+        for (plural in listOf("warmupruns", "warmuphistories")) {
+            val crd =
+                client
+                    .apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .load(File(repo, "operator/target/classes/META-INF/fabric8/$plural.danki.dev-v1.yml"))
+                    .item()
+            client.resource<CustomResourceDefinition>(crd).create()
             client
                 .apiextensions()
                 .v1()
                 .customResourceDefinitions()
-                .load(File(repo, "operator/target/classes/META-INF/fabric8/warmupruns.danki.dev-v1.yml"))
-                .item()
-        client.resource<CustomResourceDefinition>(crd).create()
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .withName(crd.metadata.name)
-            .waitUntilCondition(
-                { c ->
-                    c.status
-                        ?.conditions
-                        .orEmpty()
-                        .any { it.type == "Established" && it.status == "True" }
-                },
-                30,
-                TimeUnit.SECONDS,
-            )
+                .withName(crd.metadata.name)
+                .waitUntilCondition(
+                    { c ->
+                        c.status
+                            ?.conditions
+                            .orEmpty()
+                            .any { it.type == "Established" && it.status == "True" }
+                    },
+                    30,
+                    TimeUnit.SECONDS,
+                )
+        }
         return client
     }
 }
