@@ -7,11 +7,6 @@ import java.io.File
 import java.lang.management.ManagementFactory
 import java.net.InetAddress
 
-/** Thrown when the environment holds invalid settings; the message lists every problem. */
-class ConfigException(
-    val problems: List<String>,
-) : IllegalArgumentException("invalid operator configuration:\n" + problems.joinToString("\n") { "  - $it" })
-
 /**
  * Reads [OperatorConfig] from environment variables, collecting every problem before failing,
  * so a user fixes them all in one go.

@@ -2,15 +2,6 @@ package dev.danki.operator.config
 
 import java.time.Duration
 
-/** How danki's readiness gate reaches the pods of an opted-in Deployment. */
-enum class GateInjection {
-    /** A mutating admission webhook adds it to each new pod: nothing rolls, the Deployment is never patched. */
-    WEBHOOK,
-
-    /** danki patches the Deployment's pod template: opting in (and out) rolls the Deployment once. */
-    TEMPLATE,
-}
-
 /** The admission webhook's settings (gate injection `webhook`), read by [ConfigLoader]. */
 data class WebhookSettings(
     /** HTTPS port the webhook listens on; the chart's webhook Service targets it. */

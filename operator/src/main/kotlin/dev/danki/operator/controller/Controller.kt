@@ -16,15 +16,6 @@ import java.io.IOException
 import java.time.Duration
 import java.util.concurrent.CompletionStage
 
-/** A queued object: a Deployment or a pod, by namespace and name. */
-data class WorkItem(
-    val kind: Kind,
-    val namespace: String,
-    val name: String,
-) {
-    enum class Kind { DEPLOYMENT, POD }
-}
-
 /**
  * Feeds informer events into one keyed work queue and drains it with a few workers, once the caches
  * they read have synced. Workers never block on k6. A failed reconcile is logged with whether it

@@ -1,63 +1,18 @@
 package dev.danki.operator.controller
 
-import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Keys
-import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
-import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
-import dev.danki.operator.warmup.PlanResult
 import dev.danki.operator.warmup.RunOwner
-import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodCondition
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
-
-/** Everything the pod reconciler gathered about one pod and the run for its current restart count. */
-data class RunContext(
-    val pod: Pod,
-    val runName: String,
-    val deployment: String,
-    val plan: PlanResult,
-    val deadline: Instant,
-    val restarts: Int,
-    val cachedRun: WarmupRun?,
-    val retry: Retry = Retry(),
-) {
-    /** Whether a failed run is tried again ([check]), and what a new status carries for the next such check. */
-    data class Retry(
-        val check: RunRetry = RunRetry(),
-        /** Digest of the Deployment's warm-up annotations now. */
-        val digest: String = "",
-        /** The pod's `danki.dev/rewarm` value now, as a run keeps it. */
-        val rewarmToken: String? = null,
-        /** The run's latest status (this process's final result, else the cache's). */
-        val latest: WarmupRunStatus? = null,
-    ) {
-        val asked: Boolean get() = check.cause != null
-    }
-
-    val podKey: String get() = "${pod.metadata.namespace}/${pod.metadata.name}"
-    val runKey: String get() = "${pod.metadata.namespace}/$runName"
-
-    val spec: WarmupRunSpec
-        get() =
-            WarmupRunSpec().apply {
-                podName = pod.metadata.name
-                podUid = pod.metadata.uid
-                deployment = this@RunContext.deployment.ifEmpty { null }
-                restartCount = restarts
-                failurePolicy = plan.failurePolicy.value
-                timeoutSeconds = (plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT).seconds
-            }
-
-    val ref: RunRef get() = RunRef(pod, runName, spec)
-}
 
 /** The writes behind the pod reconciler's decisions: start a warm-up, fail a run, release or reset a gate. */
 class RunActions(
@@ -71,10 +26,11 @@ class RunActions(
 
     fun release(ctx: RunContext) {
         pool.cancelPod(ctx.podKey)
-        gate.write(ctx.pod, GateCondition(true, Keys.GateReasons.WARMUP_DISABLED, DISABLED_MESSAGE))
+        gate.write(ctx.pod, GateRule.disabled())
         val run = ctx.cachedRun ?: return
         if (ctx.retry.latest?.phase in OPEN_PHASES) {
-            cancelRecord(ctx.pod, run, Keys.RunConditions.REASON_WARMUP_DISABLED, "$DISABLED_MESSAGE before it ended")
+            val why = "${GateRule.DISABLED_MESSAGE} before it ended"
+            cancelRecord(ctx.pod, run, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
         }
     }
 
@@ -125,8 +81,7 @@ class RunActions(
     }
 
     fun resetAfterRestart(ctx: RunContext) {
-        val message = "restart count ${ctx.restarts}: warming again"
-        gate.write(ctx.pod, GateCondition(false, Keys.GateReasons.CONTAINER_RESTARTED, message))
+        gate.write(ctx.pod, GateRule.containerRestarted(ctx.restarts))
     }
 
     /** Creates (or resets) the run, shown Pending, and queues its warm-up; returns when to look again. */
@@ -139,9 +94,8 @@ class RunActions(
         val status = baseStatus(ctx, WarmupRun.PHASE_PENDING)
         ctx.retry.check.cause?.let { cause ->
             recorder.retrying(ctx.pod, ctx.runKey, cause)
-            // a pod released after an open failure leaves its Service again while it is warmed
             if (PodGate.conditionOf(pod)?.status == "True") {
-                gate.write(pod, GateCondition(false, Keys.GateReasons.REWARMING, Messages.cut(cause)))
+                gate.write(pod, GateRule.rewarming(cause))
             }
         }
         status.target = "http://${pod.status.podIP}:${plan.port}"
@@ -208,8 +162,6 @@ class RunActions(
     }
 
     companion object {
-        private const val DISABLED_MESSAGE = "warm-up disabled on the Deployment (or its namespace)"
-
         /** Phases of a run that has not ended. */
         val OPEN_PHASES = setOf(WarmupRun.PHASE_PENDING, WarmupRun.PHASE_RUNNING)
 

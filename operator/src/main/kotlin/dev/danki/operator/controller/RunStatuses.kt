@@ -1,58 +1,19 @@
 package dev.danki.operator.controller
 
-import dev.danki.operator.gate.GateCondition
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.LatencyPercentiles
 import dev.danki.operator.kube.RequestCounts
 import dev.danki.operator.kube.StopEvidence
 import dev.danki.operator.kube.WarmupRun
-import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
-import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.K6Summary
 import dev.danki.operator.warmup.Percentiles
 import dev.danki.operator.warmup.WarmupEvidence
 import io.fabric8.kubernetes.api.model.ConditionBuilder
-import io.fabric8.kubernetes.api.model.Pod
 import java.time.Duration
 import java.time.Instant
 import java.time.temporal.ChronoUnit
 import java.util.Locale
-
-/** Which run of which pod, and the spec it was created with (Deployment, failure policy, timeout). */
-data class RunRef(
-    val pod: Pod,
-    val runName: String,
-    val spec: WarmupRunSpec,
-) {
-    val namespace: String get() = pod.metadata.namespace
-    val deployment: String get() = spec.deployment ?: ""
-    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
-}
-
-/** A run's final status and the spec whose failure policy turns it into a gate decision. */
-data class FinalResult(
-    val status: WarmupRunStatus,
-    val spec: WarmupRunSpec,
-) {
-    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
-
-    /** The pod's gate condition this result stands for. */
-    fun gate(): GateCondition =
-        when {
-            status.phase == WarmupRun.PHASE_SUCCEEDED -> {
-                GateCondition(true, Keys.GateReasons.WARMED_UP, status.message ?: "warmed up")
-            }
-
-            policy == FailurePolicy.OPEN -> {
-                GateCondition(true, Keys.GateReasons.WARMUP_FAILED_OPEN, "${status.reason}: ${status.message}")
-            }
-
-            else -> {
-                GateCondition(false, Keys.GateReasons.WARMUP_FAILED, "${status.reason}: ${status.message}")
-            }
-        }
-}
 
 /** How WarmupRun statuses, conditions and the one-line cold → warm table are written. */
 object RunStatuses {

@@ -10,13 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClient
 import java.time.Instant
 import java.time.temporal.ChronoUnit
 
-/** The `danki.dev/warmed` condition as danki wants it on a pod. */
-data class GateCondition(
-    val status: Boolean,
-    val reason: String,
-    val message: String,
-)
-
 /**
  * Reads a pod's gate facts and writes its `danki.dev/warmed` condition on `pods/status` with
  * server-side apply; `conditions` is a map keyed by type, so danki owns only its own entry.

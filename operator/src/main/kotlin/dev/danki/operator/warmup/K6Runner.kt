@@ -9,44 +9,6 @@ import java.nio.file.Path
 import java.time.Duration
 import java.time.Instant
 
-/** Everything one k6 attempt needs: where to send, what, and how long it may take. */
-data class K6Request(
-    val runName: String,
-    val baseUrl: String,
-    val plan: WarmupPlan,
-    /** Hard stop: k6 is killed at this moment, and told to stop itself a little before. */
-    val deadline: Instant,
-    val maxErrorRatio: Double,
-    /** The pod's JVM metrics page when the plan names one; k6 scrapes it for the JIT stop rule. */
-    val jitMetricsUrl: String? = null,
-    /** The pod being warmed; a runner pod is created beside it and may reach only it. */
-    val target: TargetPod? = null,
-)
-
-/** The pod a warm-up is for: where it is, and the one address traffic may go to. */
-data class TargetPod(
-    val namespace: String,
-    val name: String,
-    val uid: String,
-    val ip: String,
-)
-
-/** How one k6 attempt ended. */
-sealed interface K6Outcome {
-    data class Completed(
-        val summary: K6Summary,
-    ) : K6Outcome
-
-    /** [reason] is a WarmupRun condition reason from Keys.RunConditions: `K6Failed`, `TooManyErrors` or `Timeout`. */
-    data class Failed(
-        val reason: String,
-        val message: String,
-        val summary: K6Summary? = null,
-    ) : K6Outcome
-
-    data object Cancelled : K6Outcome
-}
-
 /**
  * Starts `k6 run warmup.js` as a child process, one per attempt. The process gets a hard deadline
  * (and stops itself before it, so even an orphan ends), and [K6Process.cancel] kills it at once.

@@ -7,28 +7,6 @@ import dev.danki.operator.kube.Messages
 import io.fabric8.kubernetes.api.model.PodSpec
 import java.time.Duration
 
-/** One invalid annotation: which key, what it held, and what danki expected instead. */
-data class ConfigProblem(
-    val key: String,
-    val value: String,
-    val expected: String,
-) {
-    override fun toString() = "$key=\"${Messages.quote(value)}\": expected $expected"
-}
-
-/** Thrown by a value parser to say precisely what is wrong, instead of the key's general expectation. */
-private class InvalidValue(
-    val expected: String,
-    cause: Throwable? = null,
-) : RuntimeException(expected, cause)
-
-/** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
-data class PlanResult(
-    val plan: WarmupPlan?,
-    val problems: List<ConfigProblem>,
-    val failurePolicy: FailurePolicy,
-)
-
 /**
  * Turns a Deployment's `danki.dev/` annotations and its pod spec into a [WarmupPlan]. Every key is
  * checked, and every bad one reported, so a user sees all mistakes in one Event.
@@ -283,3 +261,9 @@ class PlanParser(
         private fun count(max: Int) = "a whole number from 1 to $max"
     }
 }
+
+/** Thrown by a value parser to say precisely what is wrong, instead of the key's general expectation. */
+private class InvalidValue(
+    val expected: String,
+    cause: Throwable? = null,
+) : RuntimeException(expected, cause)

@@ -7,32 +7,6 @@ import java.time.Clock
 import java.time.Duration
 import java.time.Instant
 
-/** Callbacks so the caller can record each attempt on the WarmupRun. */
-interface AttemptListener {
-    fun attemptStarted(attempt: Int)
-
-    fun attemptFailed(
-        attempt: Int,
-        failure: K6Outcome.Failed,
-        retryIn: Duration,
-    )
-}
-
-/**
- * The end of all attempts of one warm-up. [firstRequestAtMillis] is the first attempt's first request
- * and [k6StartedAtMillis] the moment its k6 process was started (epoch ms; 0: none).
- */
-data class AttemptsResult(
-    val outcome: K6Outcome,
-    val attempts: Int,
-    val firstRequestAtMillis: Long = 0,
-    val k6StartedAtMillis: Long = 0,
-) {
-    /** k6's own start-up: process start to its first request, of the first attempt (null: unknown). */
-    val k6StartupMillis: Long?
-        get() = (firstRequestAtMillis - k6StartedAtMillis).takeIf { firstRequestAtMillis > 0 && k6StartedAtMillis > 0 }
-}
-
 /**
  * Runs k6 until one attempt succeeds, retrying failures (unreachable target, too many failed requests,
  * a k6 crash or a k6 that cannot start) with back-off, and giving up when the next attempt could not

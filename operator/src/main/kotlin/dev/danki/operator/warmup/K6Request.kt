@@ -1,0 +1,17 @@
+package dev.danki.operator.warmup
+
+import java.time.Instant
+
+/** Everything one k6 attempt needs: where to send, what, and how long it may take. */
+data class K6Request(
+    val runName: String,
+    val baseUrl: String,
+    val plan: WarmupPlan,
+    /** Hard stop: k6 is killed at this moment, and told to stop itself a little before. */
+    val deadline: Instant,
+    val maxErrorRatio: Double,
+    /** The pod's JVM metrics page when the plan names one; k6 scrapes it for the JIT stop rule. */
+    val jitMetricsUrl: String? = null,
+    /** The pod being warmed; a runner pod is created beside it and may reach only it. */
+    val target: TargetPod? = null,
+)
