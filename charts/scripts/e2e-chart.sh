@@ -87,7 +87,7 @@ EOF
 lease_rules() {
   cat <<EOF
 leases.coordination.k8s.io [] [] [create]
-leases.coordination.k8s.io [] [$LEASE] [get update delete]
+leases.coordination.k8s.io [] [$LEASE] [get patch delete]
 EOF
 }
 
@@ -294,7 +294,7 @@ run_suite() {
   expect_rules "$short: can-i --list in $ns is the baseline plus the Lease rules" "$ns" "$ns" "$sa" "$baseline" "${lease[@]}"
   expect_rules "$short: can-i --list in $other is the baseline only" "$other" "$ns" "$sa" "$baseline"
   allowed "$app" "$ns" "$sa" patch pods --subresource=status
-  allowed "$ns" "$ns" "$sa" update "leases/$LEASE"
+  allowed "$ns" "$ns" "$sa" patch "leases/$LEASE"
   allowed "$ns" "$ns" "$sa" delete "leases/$LEASE"
   for ns_ in "$app" "$ns" "$other"; do
     denied "$ns_" "$ns" "$sa" get secrets
@@ -310,9 +310,9 @@ run_suite() {
   denied "$app" "$ns" "$sa" create serviceaccounts/token
   denied "$other" "$ns" "$sa" list deployments.apps
   denied "$other" "$ns" "$sa" list pods
-  denied "$ns" "$ns" "$sa" update leases/some-other-lease
+  denied "$ns" "$ns" "$sa" patch leases/some-other-lease
   denied "$ns" "$ns" "$sa" delete leases/some-other-lease
-  denied "$ns" "$ns" "$sa" patch "leases/$LEASE"
+  denied "$ns" "$ns" "$sa" update "leases/$LEASE"
   denied "$ns" "$ns" "$sa" deletecollection leases.coordination.k8s.io
   for verb in update delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" warmupruns.danki.dev; done
   denied "$app" "$ns" "$sa" update warmupruns.danki.dev --subresource=status

@@ -1,18 +1,21 @@
 package dev.danki.operator.kube
 
 import dev.danki.operator.config.OperatorConfig
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 
 /**
- * fabric8's LeaderElector on a `coordination.k8s.io` Lease ([LeaseUpdateLock]), or "always leader"
- * when election is off. On a clean shutdown the Lease is released and then deleted when nobody took
- * it meanwhile; in a pod it is also owned by the operator's ServiceAccount, so `helm uninstall`,
- * which takes the operator's rights away before its pods stop, leaves no Lease behind either.
+ * fabric8's LeaderElector on a `coordination.k8s.io` Lease (fabric8's stock LeaseLock: get, create,
+ * and a merge patch carrying the resourceVersion it read), or "always leader" when election is off.
+ * On a clean shutdown the Lease is released and then deleted when nobody took it meanwhile; in a pod
+ * it is also owned by the operator's ServiceAccount, so `helm uninstall`, which takes the operator's
+ * rights away before its pods stop, leaves no Lease behind either.
  */
 class LeaderElection(
     private val client: KubernetesClient,
@@ -37,14 +40,8 @@ class LeaderElection(
                 .withRenewDeadline(RENEW_DEADLINE)
                 .withRetryPeriod(RETRY_PERIOD)
                 .withReleaseOnCancel(true)
-                .withLock(
-                    LeaseUpdateLock(
-                        config.leaseNamespace,
-                        config.leaseName,
-                        config.identity,
-                        LeaseOwner.fromToken(config.leaseNamespace),
-                    ),
-                ).withLeaderCallbacks(
+                .withLock(LeaseLock(leaseMetadata(), config.identity))
+                .withLeaderCallbacks(
                     LeaderCallbacks(onLeading, onLost) { leader ->
                         log.atInfo().addKeyValue("leader", leader).log("leader changed")
                     },
@@ -56,6 +53,14 @@ class LeaderElection(
                 .build()
                 .start()
     }
+
+    /** The Lease's name, and in a pod its owner: fabric8's lock copies this metadata into every write. */
+    private fun leaseMetadata() =
+        ObjectMetaBuilder()
+            .withNamespace(config.leaseNamespace)
+            .withName(config.leaseName)
+            .withOwnerReferences(listOfNotNull(LeaseOwner.fromToken(config.leaseNamespace)))
+            .build()
 
     /**
      * Gives the Lease up (fabric8 releases it synchronously on cancel, so a standby takes over without

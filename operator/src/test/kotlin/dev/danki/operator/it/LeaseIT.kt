@@ -3,13 +3,14 @@ package dev.danki.operator.it
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.LeaderElection
 import dev.danki.operator.kube.LeaseCleanup
-import dev.danki.operator.kube.LeaseUpdateLock
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder
 import io.fabric8.kubernetes.client.KubernetesClientException
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaderElectionRecord
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
@@ -21,7 +22,7 @@ import java.time.ZonedDateTime
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 
-/** Leader election on a real Lease: renewed by update, released and deleted on a clean stop, never someone else's. */
+/** Leader election on a real Lease: renewed by patch, released and deleted on a clean stop, never someone else's. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseIT {
     private val space = ItNamespace("danki-it-lease")
@@ -88,7 +89,13 @@ class LeaseIT {
                 .withName("danki")
                 .withUid(account.metadata.uid)
                 .build()
-        val lock = LeaseUpdateLock(space.ns, "owned", "replica-a", owner)
+        val meta =
+            ObjectMetaBuilder()
+                .withNamespace(space.ns)
+                .withName("owned")
+                .withOwnerReferences(owner)
+                .build()
+        val lock = LeaseLock(meta, "replica-a")
         val now = ZonedDateTime.now()
         lock.create(space.client, LeaderElectionRecord("replica-a", Duration.ofSeconds(15), now, now, 0))
         lock.get(space.client)
