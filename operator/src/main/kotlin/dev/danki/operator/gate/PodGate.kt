@@ -1,10 +1,10 @@
 package dev.danki.operator.gate
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.ServerSideApply
 import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.PodCondition
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.time.Instant
@@ -19,8 +19,6 @@ class PodGate(
     /** Told how long each pods/status patch took, in seconds. */
     private val onPatched: (seconds: Double) -> Unit = {},
 ) {
-    private val json = ObjectMapper()
-
     /** Writes [wanted] unless the pod already shows it; returns whether it wrote. */
     fun write(
         pod: Pod,
@@ -39,7 +37,7 @@ class PodGate(
             .inNamespace(pod.metadata.namespace)
             .withName(pod.metadata.name)
             .subresource("status")
-            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(configuration(pod, wanted, transition)))
+            .patch(ServerSideApply.CONTEXT, configuration(pod, wanted, transition))
         onPatched((System.nanoTime() - started) / NANOS_PER_SECOND)
         return true
     }
@@ -49,22 +47,22 @@ class PodGate(
         pod: Pod,
         wanted: GateCondition,
         transition: String,
-    ): Map<String, Any> {
-        val condition =
-            mapOf(
-                "type" to Keys.GATE_CONDITION,
-                "status" to if (wanted.status) "True" else "False",
-                "reason" to wanted.reason,
-                "message" to Messages.cut(wanted.message),
-                "lastTransitionTime" to transition,
-            )
-        return mapOf(
-            "apiVersion" to "v1",
-            "kind" to "Pod",
-            "metadata" to mapOf("name" to pod.metadata.name, "namespace" to pod.metadata.namespace),
-            "status" to mapOf("conditions" to listOf(condition)),
-        )
-    }
+    ): Pod =
+        PodBuilder()
+            .withNewMetadata()
+            .withName(pod.metadata.name)
+            .withNamespace(pod.metadata.namespace)
+            .endMetadata()
+            .withNewStatus()
+            .addNewCondition()
+            .withType(Keys.GATE_CONDITION)
+            .withStatus(if (wanted.status) "True" else "False")
+            .withReason(wanted.reason)
+            .withMessage(Messages.cut(wanted.message))
+            .withLastTransitionTime(transition)
+            .endCondition()
+            .endStatus()
+            .build()
 
     companion object {
         private const val NANOS_PER_SECOND = 1e9

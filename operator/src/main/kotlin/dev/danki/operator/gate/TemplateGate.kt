@@ -1,10 +1,11 @@
 package dev.danki.operator.gate
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys
-import dev.danki.operator.kube.ServerSideApply
 import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.PodReadinessGate
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 
 /**
@@ -16,8 +17,6 @@ import io.fabric8.kubernetes.client.KubernetesClient
 class TemplateGate(
     private val client: KubernetesClient,
 ) {
-    private val json = ObjectMapper()
-
     /** What a Deployment's template needs from danki right now. */
     enum class Change { NONE, ADD, REMOVE }
 
@@ -46,47 +45,52 @@ class TemplateGate(
         deployment: Deployment,
         change: Change,
     ) {
-        val body =
+        val configuration =
             when (change) {
                 Change.NONE -> return
                 Change.ADD -> templateConfiguration(deployment, userGates(deployment) + Keys.GATE_CONDITION, true)
                 Change.REMOVE -> removeConfiguration(deployment)
             }
         client
-            .apps()
-            .deployments()
-            .inNamespace(deployment.metadata.namespace)
-            .withName(deployment.metadata.name)
-            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+            .resource(configuration)
+            .fieldManager(Keys.FIELD_MANAGER)
+            .forceConflicts()
+            .serverSideApply()
     }
 
-    /** Drops danki's label and gate; the user's other gates stay (danki keeps owning that list). */
-    private fun removeConfiguration(deployment: Deployment): Map<String, Any> {
+    /**
+     * Drops danki's label and gate; the user's other gates stay (danki keeps owning that list). With
+     * none, the configuration names the Deployment only: danki then owns nothing, so what it owned goes.
+     */
+    private fun removeConfiguration(deployment: Deployment): Deployment {
         val others = userGates(deployment)
-        return if (others.isEmpty()) identity(deployment) else templateConfiguration(deployment, others, false)
+        return if (others.isEmpty()) identity(deployment).build() else templateConfiguration(deployment, others, false)
     }
 
     private fun templateConfiguration(
         deployment: Deployment,
         gates: List<String>,
         withLabel: Boolean,
-    ): Map<String, Any> {
+    ): Deployment {
         val template =
-            mapOf("spec" to mapOf("readinessGates" to gates.map { mapOf("conditionType" to it) })) +
-                if (withLabel) {
-                    mapOf("metadata" to mapOf("labels" to mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE)))
-                } else {
-                    emptyMap()
-                }
-        return identity(deployment) + mapOf("spec" to mapOf("template" to template))
+            PodTemplateSpecBuilder()
+                .withNewSpec()
+                .withReadinessGates(gates.map { PodReadinessGate(it) })
+                .endSpec()
+        if (withLabel) template.withNewMetadata().addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE).endMetadata()
+        return identity(deployment)
+            .withNewSpec()
+            .withTemplate(template.build())
+            .endSpec()
+            .build()
     }
 
-    private fun identity(deployment: Deployment): Map<String, Any> =
-        mapOf(
-            "apiVersion" to "apps/v1",
-            "kind" to "Deployment",
-            "metadata" to mapOf("name" to deployment.metadata.name, "namespace" to deployment.metadata.namespace),
-        )
+    private fun identity(deployment: Deployment) =
+        DeploymentBuilder()
+            .withNewMetadata()
+            .withName(deployment.metadata.name)
+            .withNamespace(deployment.metadata.namespace)
+            .endMetadata()
 
     companion object {
         private fun gatesOf(deployment: Deployment) =

@@ -1,9 +1,7 @@
 package dev.danki.operator.history
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.controller.RunRef
 import dev.danki.operator.kube.BackoffPolicy
-import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.ServerSideApply
 import dev.danki.operator.kube.WarmupHistory
 import dev.danki.operator.kube.WarmupHistoryEntry
@@ -35,7 +33,6 @@ class RunHistory(
     private val deploymentOf: (namespace: String, name: String) -> Deployment?,
 ) : AutoCloseable {
     private val log = LoggerFactory.getLogger(RunHistory::class.java)
-    private val json = ObjectMapper()
 
     /** Jittered, so two writers that collided do not collide again at once. */
     private val conflictBackoff = BackoffPolicy(Duration.ofMillis(CONFLICT_BACKOFF_MS), Duration.ofSeconds(1))
@@ -133,23 +130,21 @@ class RunHistory(
         status: WarmupHistoryStatus,
     ): Boolean {
         val metadata = current.metadata
-        val body =
-            mapOf(
-                "apiVersion" to Keys.API_VERSION,
-                "kind" to Keys.HISTORY_KIND,
-                "metadata" to
-                    mapOf(
-                        "name" to metadata.name,
-                        "namespace" to metadata.namespace,
-                        "resourceVersion" to metadata.resourceVersion,
-                    ),
-                "status" to status,
-            )
+        val configuration =
+            WarmupHistory().apply {
+                this.metadata =
+                    ObjectMetaBuilder()
+                        .withName(metadata.name)
+                        .withNamespace(metadata.namespace)
+                        .withResourceVersion(metadata.resourceVersion)
+                        .build()
+                this.status = status
+            }
         return try {
             histories(metadata.namespace)
                 .withName(metadata.name)
                 .subresource("status")
-                .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+                .patch(ServerSideApply.CONTEXT, configuration)
             true
         } catch (e: KubernetesClientException) {
             if (e.code != CONFLICT) throw e

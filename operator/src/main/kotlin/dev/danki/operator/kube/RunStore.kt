@@ -1,6 +1,5 @@
 package dev.danki.operator.kube
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
@@ -11,8 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException
 class RunStore(
     private val client: KubernetesClient,
 ) {
-    private val json = ObjectMapper()
-
     /** Creates the run with [status], or takes over the one that already exists under that name. */
     fun create(
         pod: Pod,
@@ -64,19 +61,17 @@ class RunStore(
         name: String,
         status: WarmupRunStatus,
     ) {
-        val body =
-            mapOf(
-                "apiVersion" to Keys.API_VERSION,
-                "kind" to Keys.RUN_KIND,
-                "metadata" to mapOf("name" to name, "namespace" to namespace),
-                "status" to status,
-            )
+        val configuration =
+            WarmupRun().apply {
+                metadata = ObjectMetaBuilder().withName(name).withNamespace(namespace).build()
+                this.status = status
+            }
         client
             .resources(WarmupRun::class.java)
             .inNamespace(namespace)
             .withName(name)
             .subresource("status")
-            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+            .patch(ServerSideApply.CONTEXT, configuration)
     }
 
     companion object {

@@ -1,9 +1,10 @@
 package dev.danki.operator.webhook
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.config.WebhookSettings
-import dev.danki.operator.kube.ServerSideApply
+import dev.danki.operator.kube.Keys
 import io.fabric8.kubernetes.api.model.SecretBuilder
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
@@ -23,7 +24,6 @@ class OwnCertificates(
     private val now: () -> Instant = Instant::now,
 ) : CertificateSource {
     private val log = LoggerFactory.getLogger(OwnCertificates::class.java)
-    private val json = ObjectMapper()
     private val secretName = checkNotNull(settings.secretName) { "own certificates need a Secret name" }
     private val dnsNames = Certificates.serviceNames(settings.serviceName, settings.namespace)
 
@@ -70,19 +70,27 @@ class OwnCertificates(
         val encoded = Base64.getEncoder().encodeToString(bundle.toByteArray())
         val stale = configuration.webhooks.filter { it.clientConfig?.caBundle != encoded }
         if (stale.isEmpty()) return
-        val body =
-            mapOf(
-                "apiVersion" to "admissionregistration.k8s.io/v1",
-                "kind" to "MutatingWebhookConfiguration",
-                "metadata" to mapOf("name" to settings.configurationName),
-                "webhooks" to
+        // only each webhook's caBundle: the chart owns the rest of every entry (a list keyed by name)
+        val caBundles =
+            MutatingWebhookConfigurationBuilder()
+                .withNewMetadata()
+                .withName(settings.configurationName)
+                .endMetadata()
+                .withWebhooks(
                     configuration.webhooks.map {
-                        mapOf("name" to it.name, "clientConfig" to mapOf("caBundle" to encoded))
+                        MutatingWebhookBuilder()
+                            .withName(it.name)
+                            .withNewClientConfig()
+                            .withCaBundle(encoded)
+                            .endClientConfig()
+                            .build()
                     },
-            )
-        configurations
-            .withName(settings.configurationName)
-            .patch(ServerSideApply.CONTEXT, json.writeValueAsString(body))
+                ).build()
+        client
+            .resource(caBundles)
+            .fieldManager(Keys.FIELD_MANAGER)
+            .forceConflicts()
+            .serverSideApply()
         log.atInfo().addKeyValue("configuration", settings.configurationName).log("webhook caBundle published")
     }
 
