@@ -11,10 +11,7 @@ object Arguments {
         DurationFormat.parse(text)?.takeIf { !it.isZero }
             ?: throw BadParameterValue("'${text.take(MAX_ECHO)}' is not a duration: expected e.g. 150ms, 90s, 15m")
 
-    fun deployment(
-        text: String,
-        namespace: String,
-    ): DeploymentRef =
+    fun deployment(text: String, namespace: String): DeploymentRef =
         DeploymentRef.parse(text, namespace).getOrElse {
             throw CliFailure(ExitCode.USAGE, it.message ?: "bad Deployment", "name it as deployment/<name>")
         }

@@ -141,10 +141,7 @@ class ClusterReader(
         }.sortedBy { it.lastTimestamp ?: it.eventTime?.time ?: "" }
 
     /** Runs [request], turning any failure into a [CliFailure] that names [what]. */
-    fun <T> call(
-        what: String,
-        request: () -> T,
-    ): T =
+    fun <T> call(what: String, request: () -> T): T =
         try {
             request()
         } catch (e: CliFailure) {

@@ -54,11 +54,7 @@ class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NA
             }
         }
 
-        private fun print(
-            root: DankiCommand,
-            e: CliktError,
-            console: Console,
-        ) {
+        private fun print(root: DankiCommand, e: CliktError, console: Console) {
             val text = root.getFormattedHelp(e) ?: return
             (if (e.printError) console.err else console.out).println(text)
         }

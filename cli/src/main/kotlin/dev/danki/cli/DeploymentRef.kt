@@ -14,10 +14,7 @@ data class DeploymentRef(
         private val NAME = Regex("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
 
         /** The reference, or null with [problem] saying why. */
-        fun parse(
-            text: String,
-            namespace: String,
-        ): Result<DeploymentRef> {
+        fun parse(text: String, namespace: String): Result<DeploymentRef> {
             val parts = text.trim().split('/')
             val name =
                 when {

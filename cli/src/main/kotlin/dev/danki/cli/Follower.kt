@@ -36,12 +36,7 @@ class Follower(
 ) {
     private val told = mutableSetOf<String>()
 
-    fun follow(
-        deployment: Deployment,
-        oldPods: Set<String>,
-        expected: Int,
-        timeout: Duration,
-    ): List<FollowedPod> {
+    fun follow(deployment: Deployment, oldPods: Set<String>, expected: Int, timeout: Duration): List<FollowedPod> {
         val start = Instant.now()
         val deadline = start + timeout
         var lastLine = ""
@@ -63,10 +58,7 @@ class Follower(
         }
     }
 
-    private fun snapshot(
-        deployment: Deployment,
-        oldPods: Set<String>,
-    ): List<FollowedPod> {
+    private fun snapshot(deployment: Deployment, oldPods: Set<String>): List<FollowedPod> {
         val ref = DeploymentRef(deployment.metadata.namespace, deployment.metadata.name)
         val runs = reader.runs(ref)
         return reader
@@ -77,11 +69,7 @@ class Follower(
     }
 
     /** Says once per cause why a pod waits: unschedulable, or a ReplicaSet refused by a quota or policy. */
-    private fun explainWaits(
-        deployment: Deployment,
-        followed: List<FollowedPod>,
-        expected: Int,
-    ) {
+    private fun explainWaits(deployment: Deployment, followed: List<FollowedPod>, expected: Int) {
         for (f in followed.filter { it.state == PodState.PENDING }) {
             val why = PodState.waitingReason(f.pod) ?: continue
             val name = f.pod.metadata.name

@@ -13,10 +13,7 @@ object HistoryTable {
     private val HEADER = listOf("ENDED", "POD", "RESULT", "COLD-P95", "WARM-P95", "REQUESTS", "STOP", "DURATION")
 
     /** The table (or, for [ResultTable.Format.MARKDOWN], markdown) section: heading, rows, durations. */
-    fun render(
-        history: WarmupHistory,
-        format: ResultTable.Format,
-    ): String {
+    fun render(history: WarmupHistory, format: ResultTable.Format): String {
         val entries = history.status?.entries.orEmpty()
         val recorded = history.status?.recorded ?: entries.size.toLong()
         val heading = "history (last ${entries.size} of $recorded results, newest first)"
@@ -43,10 +40,7 @@ object HistoryTable {
     }
 
     /** Why no history is shown, in one line; null when there is one to show. */
-    fun note(
-        lookup: HistoryLookup,
-        ref: DeploymentRef,
-    ): String? =
+    fun note(lookup: HistoryLookup, ref: DeploymentRef): String? =
         when (lookup) {
             is HistoryLookup.Found -> {
                 null
@@ -62,24 +56,22 @@ object HistoryTable {
             }
         }
 
-    private fun absent(
-        served: Boolean?,
-        deployment: String,
-    ) = when (served) {
-        true -> {
-            "no warm-up history yet for $deployment: no warm-up of it has ended since danki began keeping " +
-                "them (a chart with history.retention 0 keeps none)"
-        }
+    private fun absent(served: Boolean?, deployment: String) =
+        when (served) {
+            true -> {
+                "no warm-up history yet for $deployment: no warm-up of it has ended since danki began keeping " +
+                    "them (a chart with history.retention 0 keeps none)"
+            }
 
-        false -> {
-            "no warm-up history for $deployment: the WarmupHistory CRD (warmuphistories.danki.dev) is not " +
-                "installed, this cluster's danki chart is older than WarmupHistory (docs/install.md, Upgrading)"
-        }
+            false -> {
+                "no warm-up history for $deployment: the WarmupHistory CRD (warmuphistories.danki.dev) is not " +
+                    "installed, this cluster's danki chart is older than WarmupHistory (docs/install.md, Upgrading)"
+            }
 
-        null -> {
-            "no warm-up history for $deployment (none recorded yet, or a danki chart older than WarmupHistory)"
+            null -> {
+                "no warm-up history for $deployment (none recorded yet, or a danki chart older than WarmupHistory)"
+            }
         }
-    }
 
     private fun durations(d: WarmupDurations): String {
         val counted = if (d.succeeded == 0) "no succeeded warm-up kept" else "over ${d.succeeded} succeeded"

@@ -15,10 +15,7 @@ object KubeFailures {
     private const val NOT_FOUND = 404
     private const val UNAUTHORIZED = 401
 
-    fun classify(
-        e: Throwable,
-        what: String,
-    ): CliFailure {
+    fun classify(e: Throwable, what: String): CliFailure {
         val api = apiError(e)
         val network = generateSequence(e) { it.cause }.firstOrNull { isNetwork(it) }
         return when {
@@ -77,10 +74,7 @@ object KubeFailures {
             cause,
         )
 
-    private fun forbidden(
-        api: KubernetesClientException,
-        what: String,
-    ): CliFailure {
+    private fun forbidden(api: KubernetesClientException, what: String): CliFailure {
         val detail = api.status?.message ?: api.message ?: "forbidden"
         return CliFailure(
             ExitCode.FORBIDDEN,

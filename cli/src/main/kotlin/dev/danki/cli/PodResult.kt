@@ -39,10 +39,7 @@ data class PodResult(
         }
 
         /** A `danki bench` attempt against [target]. */
-        fun of(
-            target: String,
-            outcome: K6Outcome,
-        ): PodResult =
+        fun of(target: String, outcome: K6Outcome): PodResult =
             when (outcome) {
                 is K6Outcome.Completed -> {
                     fromSummary(target, WarmupRun.PHASE_SUCCEEDED, outcome.summary, null)
@@ -59,21 +56,17 @@ data class PodResult(
                 }
             }
 
-        private fun fromSummary(
-            target: String,
-            phase: String,
-            summary: K6Summary,
-            reason: String?,
-        ) = PodResult(
-            pod = target,
-            phase = phase,
-            coldP50 = summary.cold.latency?.p50,
-            coldP95 = summary.cold.latency?.p95,
-            warmP50 = summary.warm.latency?.p50,
-            warmP95 = summary.warm.latency?.p95,
-            duration = String.format(Locale.ROOT, "%.1fs", summary.durationSeconds),
-            stopReason = summary.stopReason.name,
-            reason = reason,
-        )
+        private fun fromSummary(target: String, phase: String, summary: K6Summary, reason: String?) =
+            PodResult(
+                pod = target,
+                phase = phase,
+                coldP50 = summary.cold.latency?.p50,
+                coldP95 = summary.cold.latency?.p95,
+                warmP50 = summary.warm.latency?.p50,
+                warmP95 = summary.warm.latency?.p95,
+                duration = String.format(Locale.ROOT, "%.1fs", summary.durationSeconds),
+                stopReason = summary.stopReason.name,
+                reason = reason,
+            )
     }
 }

@@ -33,10 +33,7 @@ enum class PodState {
             }
 
         /** The run that speaks for [pod] now: the one for its latest container restart. */
-        fun latestRun(
-            pod: Pod,
-            runs: List<WarmupRun>,
-        ): WarmupRun? =
+        fun latestRun(pod: Pod, runs: List<WarmupRun>): WarmupRun? =
             runs
                 .filter { run ->
                     val spec = run.spec
@@ -44,11 +41,7 @@ enum class PodState {
                 }.maxByOrNull { it.spec?.restartCount ?: 0 }
 
         /** One progress line, e.g. `  12s  3 new pods: 1 pending, 0 queued, 1 warming, 1 warmed, 0 failed`. */
-        fun line(
-            elapsedSeconds: Long,
-            states: List<PodState>,
-            expected: Int,
-        ): String {
+        fun line(elapsedSeconds: Long, states: List<PodState>, expected: Int): String {
             val counts = entries.joinToString(", ") { s -> "${states.count { it == s }} ${s.name.lowercase()}" }
             val missing = (expected - states.size).takeIf { it > 0 }?.let { " ($it not created yet)" } ?: ""
             return "${elapsedSeconds.toString().padStart(SECONDS_WIDTH)}s  ${states.size} new pods$missing: $counts"

@@ -15,11 +15,7 @@ data class ReplicaPlan(
 /** The checks `prewarm` makes before it changes anything; each failure says the next step. */
 object Preflight {
     /** Opted in by its own annotation or, without one, by its namespace's label (webhook mode). */
-    fun requireOptedIn(
-        ref: DeploymentRef,
-        deployment: Deployment,
-        namespaceLabels: Map<String, String> = emptyMap(),
-    ) {
+    fun requireOptedIn(ref: DeploymentRef, deployment: Deployment, namespaceLabels: Map<String, String> = emptyMap()) {
         if (WarmupSwitch.of(deployment, namespaceLabels) == WarmupSwitch.ENABLED) return
         val value = deployment.metadata.annotations?.get(Keys.Annotations.WARMUP)
         val now =
@@ -35,11 +31,7 @@ object Preflight {
         )
     }
 
-    fun checkReplicas(
-        ref: DeploymentRef,
-        current: Int,
-        replicas: Int,
-    ): ReplicaPlan =
+    fun checkReplicas(ref: DeploymentRef, current: Int, replicas: Int): ReplicaPlan =
         when {
             replicas > current -> {
                 ReplicaPlan(true, "")
@@ -58,12 +50,7 @@ object Preflight {
             }
         }
 
-    fun requireQuota(
-        ref: DeploymentRef,
-        quotas: List<ResourceQuota>,
-        template: PodSpec,
-        added: Int,
-    ) {
+    fun requireQuota(ref: DeploymentRef, quotas: List<ResourceQuota>, template: PodSpec, added: Int) {
         val problems = QuotaCheck.problems(quotas, template, added)
         if (problems.isEmpty()) return
         throw CliFailure(

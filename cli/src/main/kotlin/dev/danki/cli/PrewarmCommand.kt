@@ -59,11 +59,7 @@ class PrewarmCommand(
         }
     }
 
-    private fun judge(
-        ref: DeploymentRef,
-        followed: List<FollowedPod>,
-        expected: Int,
-    ): ExitCode {
+    private fun judge(ref: DeploymentRef, followed: List<FollowedPod>, expected: Int): ExitCode {
         val results = followed.map { it.result() }
         console.out.println()
         console.out.print(
@@ -86,14 +82,12 @@ class PrewarmCommand(
     }
 
     /** Ctrl-C ends following, never the scale-up: say so, and how to undo it. */
-    private fun interruptNotice(
-        ref: DeploymentRef,
-        change: ScaleChange?,
-    ) = Thread {
-        val undo = change?.let { " To undo: ${it.undo}" } ?: ""
-        console.err.println("\ninterrupted: stopped following $ref; the scale stays.$undo")
-        console.err.println("  see the results later: danki report deployment/${ref.name} -n ${ref.namespace}")
-    }
+    private fun interruptNotice(ref: DeploymentRef, change: ScaleChange?) =
+        Thread {
+            val undo = change?.let { " To undo: ${it.undo}" } ?: ""
+            console.err.println("\ninterrupted: stopped following $ref; the scale stays.$undo")
+            console.err.println("  see the results later: danki report deployment/${ref.name} -n ${ref.namespace}")
+        }
 
     private companion object {
         const val DEFAULT_TIMEOUT_MINUTES = 15L

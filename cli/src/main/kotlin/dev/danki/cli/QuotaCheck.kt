@@ -11,11 +11,7 @@ import java.math.BigDecimal
  * the figures, e.g. `ResourceQuota compute: requests.cpu 1.8 used + 3 x 0.5 > 3 hard`.
  */
 object QuotaCheck {
-    fun problems(
-        quotas: List<ResourceQuota>,
-        template: PodSpec,
-        added: Int,
-    ): List<String> {
+    fun problems(quotas: List<ResourceQuota>, template: PodSpec, added: Int): List<String> {
         if (added <= 0) return emptyList()
         val perPod = perPod(template)
         return quotas.flatMap { quota ->

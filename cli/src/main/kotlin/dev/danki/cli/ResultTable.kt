@@ -16,10 +16,7 @@ object ResultTable {
     private val mapper = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
 
     /** The Deployment's line: the median of each latency over the pods that have it; the longest warm-up. */
-    fun total(
-        label: String,
-        results: List<PodResult>,
-    ): PodResult {
+    fun total(label: String, results: List<PodResult>): PodResult {
         val warmed = results.count { it.warmed }
         return PodResult(
             pod = label,
@@ -32,11 +29,7 @@ object ResultTable {
         )
     }
 
-    fun render(
-        results: List<PodResult>,
-        total: PodResult?,
-        format: Format,
-    ): String =
+    fun render(results: List<PodResult>, total: PodResult?, format: Format): String =
         when (format) {
             Format.TABLE -> aligned(rows(results, total))
             Format.MARKDOWN -> markdown(rows(results, total))
@@ -44,16 +37,11 @@ object ResultTable {
         }
 
     /** The JSON form: one object with `pods` and `deployment`, then what the caller adds (report: `history`). */
-    fun json(
-        results: List<PodResult>,
-        total: PodResult?,
-        vararg more: Pair<String, Any?>,
-    ): String = mapper.writeValueAsString(mapOf("pods" to results, "deployment" to total) + more) + "\n"
+    fun json(results: List<PodResult>, total: PodResult?, vararg more: Pair<String, Any?>): String =
+        mapper.writeValueAsString(mapOf("pods" to results, "deployment" to total) + more) + "\n"
 
-    private fun rows(
-        results: List<PodResult>,
-        total: PodResult?,
-    ): List<List<String>> = listOf(HEADER) + (results + listOfNotNull(total)).map(::cells)
+    private fun rows(results: List<PodResult>, total: PodResult?): List<List<String>> =
+        listOf(HEADER) + (results + listOfNotNull(total)).map(::cells)
 
     private fun cells(r: PodResult) =
         listOf(

@@ -20,18 +20,10 @@ data class ScaleChange(
 class Scaler(
     private val reader: ClusterReader,
 ) {
-    fun scale(
-        ref: DeploymentRef,
-        current: Int,
-        replicas: Int,
-        hpa: HorizontalPodAutoscaler?,
-    ): ScaleChange = if (hpa == null) scaleDeployment(ref, current, replicas) else raiseMinimum(ref, hpa, replicas)
+    fun scale(ref: DeploymentRef, current: Int, replicas: Int, hpa: HorizontalPodAutoscaler?): ScaleChange =
+        if (hpa == null) scaleDeployment(ref, current, replicas) else raiseMinimum(ref, hpa, replicas)
 
-    private fun scaleDeployment(
-        ref: DeploymentRef,
-        current: Int,
-        replicas: Int,
-    ): ScaleChange {
+    private fun scaleDeployment(ref: DeploymentRef, current: Int, replicas: Int): ScaleChange {
         reader.call("scale deployment ${ref.name} in namespace ${ref.namespace}") {
             reader.client
                 .apps()
@@ -47,11 +39,7 @@ class Scaler(
     }
 
     /** Server-side apply of minReplicas (and maxReplicas when it is lower), owned by the CLI's field manager. */
-    private fun raiseMinimum(
-        ref: DeploymentRef,
-        hpa: HorizontalPodAutoscaler,
-        replicas: Int,
-    ): ScaleChange {
+    private fun raiseMinimum(ref: DeploymentRef, hpa: HorizontalPodAutoscaler, replicas: Int): ScaleChange {
         val name = hpa.metadata.name
         val oldMin = hpa.spec.minReplicas ?: 1
         val oldMax = hpa.spec.maxReplicas

@@ -7,10 +7,7 @@ import dev.danki.operator.kube.WarmupRun
  * pod that fails it; an empty list is a go.
  */
 object Verdict {
-    fun problems(
-        results: List<PodResult>,
-        maxWarmP95Millis: Double?,
-    ): List<String> =
+    fun problems(results: List<PodResult>, maxWarmP95Millis: Double?): List<String> =
         results.mapNotNull { r ->
             when {
                 r.phase == WarmupRun.PHASE_PENDING && r.reason != null -> {

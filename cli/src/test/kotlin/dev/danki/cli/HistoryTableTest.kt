@@ -135,18 +135,14 @@ class HistoryTableTest {
                 }
         }
 
-    private fun entry(
-        pod: String,
-        phase: String,
-        ended: String,
-        duration: String,
-    ) = WarmupHistoryEntry().apply {
-        run = "$pod-0"
-        this.pod = pod
-        this.phase = phase
-        completionTime = ended
-        this.duration = duration
-    }
+    private fun entry(pod: String, phase: String, ended: String, duration: String) =
+        WarmupHistoryEntry().apply {
+            run = "$pod-0"
+            this.pod = pod
+            this.phase = phase
+            completionTime = ended
+            this.duration = duration
+        }
 
     private fun percentiles(p95: Double) = LatencyPercentiles().apply { this.p95 = p95 }
 }

@@ -28,19 +28,16 @@ class PodStateTest {
             }.endStatus()
             .build()
 
-    private fun run(
-        restarts: Int,
-        phase: String?,
-        uid: String = "uid-a",
-    ) = WarmupRun().apply {
-        spec =
-            WarmupRunSpec().apply {
-                podName = "web-a"
-                podUid = uid
-                restartCount = restarts
-            }
-        status = WarmupRunStatus().apply { this.phase = phase }
-    }
+    private fun run(restarts: Int, phase: String?, uid: String = "uid-a") =
+        WarmupRun().apply {
+            spec =
+                WarmupRunSpec().apply {
+                    podName = "web-a"
+                    podUid = uid
+                    restartCount = restarts
+                }
+            status = WarmupRunStatus().apply { this.phase = phase }
+        }
 
     @Test
     fun `a pod that cannot be scheduled says why`() {

@@ -147,23 +147,17 @@ class Operator(
             WorkItem.Kind.POD -> caches.pods.get(item.namespace, item.name) != null
         }
 
-    private fun poolOf(
-        config: OperatorConfig,
-        slots: Int,
-        gauge: (Int, Int) -> Unit,
-    ) = WarmupPool(
-        slots,
-        config.queueCapacity,
-        gauge,
-        FairShare.of(slots, config.deploymentShare, config.namespaceShare, config.nodeConcurrency),
-        ::warmupFinished,
-    )
+    private fun poolOf(config: OperatorConfig, slots: Int, gauge: (Int, Int) -> Unit) =
+        WarmupPool(
+            slots,
+            config.queueCapacity,
+            gauge,
+            FairShare.of(slots, config.deploymentShare, config.namespaceShare, config.nodeConcurrency),
+            ::warmupFinished,
+        )
 
     /** The pool forgot the task before calling: the next reconcile of the pod sees its warm-up over. */
-    private fun warmupFinished(
-        task: WarmupTask,
-        crash: Exception?,
-    ) {
+    private fun warmupFinished(task: WarmupTask, crash: Exception?) {
         val (namespace, name) = task.podKey.split('/', limit = 2)
         if (crash == null) controller.enqueuePod(namespace, name) else controller.requeuePodLater(namespace, name)
     }

@@ -15,13 +15,11 @@ import java.net.http.HttpResponse
 class MetricsTest {
     private val http = HttpClient.newHttpClient()
 
-    private fun get(
-        port: Int,
-        path: String,
-    ) = http.send(
-        HttpRequest.newBuilder(URI("http://127.0.0.1:$port$path")).build(),
-        HttpResponse.BodyHandlers.ofString(),
-    )
+    private fun get(port: Int, path: String) =
+        http.send(
+            HttpRequest.newBuilder(URI("http://127.0.0.1:$port$path")).build(),
+            HttpResponse.BodyHandlers.ofString(),
+        )
 
     @Test
     fun `metrics, healthz and readyz share one port and no series names a pod`() {

@@ -67,10 +67,7 @@ fun main() {
 }
 
 /** The gRPC exam service on GRPC_PORT, or null when it is 0; exits when the port cannot be bound. */
-private fun startGrpc(
-    config: ServiceConfig,
-    deps: ServiceDependencies,
-): GrpcServer? {
+private fun startGrpc(config: ServiceConfig, deps: ServiceDependencies): GrpcServer? {
     if (config.grpcPort == 0) return null
     return runCatching { GrpcServer(config.host, config.grpcPort, deps.exams, deps.metrics).start() }
         .getOrElse { problem ->

@@ -42,10 +42,7 @@ class ServiceDependencies(
     /** Builders for the running service. */
     companion object {
         /** Connects to the configured database (creating the schema) with pool metrics in [metrics]. */
-        fun create(
-            config: ServiceConfig,
-            metrics: ServiceMetrics,
-        ): ServiceDependencies {
+        fun create(config: ServiceConfig, metrics: ServiceMetrics): ServiceDependencies {
             val database = Database(config.database, metrics.registry)
             return ServiceDependencies(config, metrics, database, HttpClients.nonBlocking())
         }

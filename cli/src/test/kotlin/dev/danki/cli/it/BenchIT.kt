@@ -75,10 +75,7 @@ class BenchIT {
         const val STOP_REASONS = "(Converged|JitSettled|TargetReached|MaxRequests|Timeout)"
     }
 
-    private fun awaitReady(
-        url: String,
-        timeout: Duration,
-    ) {
+    private fun awaitReady(url: String, timeout: Duration) {
         val deadline = Instant.now() + timeout
         while (Instant.now().isBefore(deadline)) {
             val ok =

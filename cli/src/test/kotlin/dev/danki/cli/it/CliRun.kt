@@ -16,10 +16,7 @@ data class CliRun(
 
     companion object {
         /** Runs `danki args...` in this JVM against [client] (closed by the command). */
-        fun of(
-            vararg args: String,
-            client: () -> KubernetesClient = { CliApiServer.client() },
-        ): CliRun {
+        fun of(vararg args: String, client: () -> KubernetesClient = { CliApiServer.client() }): CliRun {
             val out = ByteArrayOutputStream()
             val err = ByteArrayOutputStream()
             val code = DankiCommand.run(arrayOf(*args), Console(PrintStream(out, true), PrintStream(err, true)), client)

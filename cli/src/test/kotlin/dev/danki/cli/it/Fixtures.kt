@@ -64,11 +64,7 @@ object Fixtures {
             .build()
 
     /** A rule of [verb] on [resources] of [group] (`""` is the core group). */
-    fun rule(
-        group: String,
-        verb: String,
-        vararg resources: String,
-    ): PolicyRule =
+    fun rule(group: String, verb: String, vararg resources: String): PolicyRule =
         PolicyRuleBuilder()
             .withApiGroups(group)
             .withResources(*resources)
@@ -76,12 +72,7 @@ object Fixtures {
             .build()
 
     /** Lets [user] do exactly [rules] in [namespace] (a Role and its RoleBinding, both named after the user). */
-    fun grant(
-        client: KubernetesClient,
-        namespace: String,
-        user: String,
-        vararg rules: PolicyRule,
-    ) {
+    fun grant(client: KubernetesClient, namespace: String, user: String, vararg rules: PolicyRule) {
         client
             .resource(
                 RoleBuilder()

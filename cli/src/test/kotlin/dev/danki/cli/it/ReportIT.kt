@@ -137,19 +137,13 @@ class ReportIT {
         return ns
     }
 
-    private fun report(
-        ns: String,
-        vararg output: String,
-    ) = CliRun.of("report", "deployment/web", "-n", ns, *output)
+    private fun report(ns: String, vararg output: String) = CliRun.of("report", "deployment/web", "-n", ns, *output)
 
     /** The table, markdown and JSON reports, in that order. */
     private fun reportInEveryForm(ns: String): Triple<CliRun, CliRun, CliRun> =
         Triple(report(ns), report(ns, "-o", "markdown"), report(ns, "-o", "json"))
 
-    private fun succeededRun(
-        ns: String,
-        pod: String,
-    ) {
+    private fun succeededRun(ns: String, pod: String) {
         val runs = admin.resources(WarmupRun::class.java).inNamespace(ns)
         val run =
             WarmupRun().apply {
@@ -173,10 +167,7 @@ class ReportIT {
     }
 
     /** A WarmupHistory as the operator writes it: created, then its status (a subresource) set. */
-    private fun history(
-        ns: String,
-        deployment: String,
-    ) {
+    private fun history(ns: String, deployment: String) {
         val histories = admin.resources(WarmupHistory::class.java).inNamespace(ns)
         val created =
             histories
@@ -221,11 +212,9 @@ class ReportIT {
             requests = 300
         }
 
-    private fun percentiles(
-        p50: Double,
-        p95: Double,
-    ) = LatencyPercentiles().apply {
-        this.p50 = p50
-        this.p95 = p95
-    }
+    private fun percentiles(p50: Double, p95: Double) =
+        LatencyPercentiles().apply {
+            this.p50 = p50
+            this.p95 = p95
+        }
 }

@@ -130,11 +130,7 @@ class NodeAgent(
         }
     }
 
-    private suspend fun every(
-        period: Duration,
-        failure: String,
-        action: () -> Unit,
-    ) {
+    private suspend fun every(period: Duration, failure: String, action: () -> Unit) {
         while (true) {
             delay(period.toMillis())
             try {

@@ -77,11 +77,7 @@ class ConfigLoader(
         return names.distinct()
     }
 
-    private fun int(
-        name: String,
-        default: Int,
-        range: IntRange,
-    ): Int {
+    private fun int(name: String, default: Int, range: IntRange): Int {
         val raw = value(name) ?: return default
         val parsed = raw.toIntOrNull()
         if (parsed == null || parsed !in range) {
@@ -91,11 +87,7 @@ class ConfigLoader(
         return parsed
     }
 
-    private fun ratio(
-        name: String,
-        default: Double,
-        aboveZero: Boolean = false,
-    ): Double {
+    private fun ratio(name: String, default: Double, aboveZero: Boolean = false): Double {
         val raw = value(name) ?: return default
         val parsed = raw.toDoubleOrNull()
         val low = if (aboveZero) "above 0" else "from 0"
@@ -118,10 +110,7 @@ class ConfigLoader(
         return raw
     }
 
-    private fun bool(
-        name: String,
-        default: Boolean,
-    ): Boolean =
+    private fun bool(name: String, default: Boolean): Boolean =
         when (value(name)?.lowercase()) {
             null -> {
                 default
@@ -141,11 +130,7 @@ class ConfigLoader(
             }
         }
 
-    private fun <T> enumValue(
-        name: String,
-        default: T,
-        parse: (String) -> T?,
-    ): T {
+    private fun <T> enumValue(name: String, default: T, parse: (String) -> T?): T {
         val raw = value(name) ?: return default
         return parse(raw) ?: run {
             problems += "$name=$raw: expected one of " +
@@ -158,10 +143,7 @@ class ConfigLoader(
         }
     }
 
-    private fun dnsName(
-        name: String,
-        default: String,
-    ): String {
+    private fun dnsName(name: String, default: String): String {
         val raw = value(name) ?: return default
         if (!DNS_SUBDOMAIN.matches(raw)) problems += "$name=$raw: expected a lower-case DNS name"
         return raw

@@ -46,10 +46,7 @@ class WebhookSettingsLoader(
         return found.orEmpty()
     }
 
-    private fun duration(
-        name: String,
-        default: Duration,
-    ): Duration {
+    private fun duration(name: String, default: Duration): Duration {
         val raw = value(name) ?: return default
         val match = DURATION.matchEntire(raw)
         val amount = match?.groupValues?.get(1)?.toLongOrNull()

@@ -101,21 +101,14 @@ class Controller(
         queue.shutdown()
     }
 
-    fun enqueuePod(
-        namespace: String,
-        name: String,
-    ) = queue.add(WorkItem(WorkItem.Kind.POD, namespace, name))
+    fun enqueuePod(namespace: String, name: String) = queue.add(WorkItem(WorkItem.Kind.POD, namespace, name))
 
     /** Queues a pod after a back-off that grows with each consecutive failure (e.g. a crashed warm-up). */
-    fun requeuePodLater(
-        namespace: String,
-        name: String,
-    ) = queue.addRateLimited(WorkItem(WorkItem.Kind.POD, namespace, name))
+    fun requeuePodLater(namespace: String, name: String) =
+        queue.addRateLimited(WorkItem(WorkItem.Kind.POD, namespace, name))
 
-    private fun enqueue(
-        kind: WorkItem.Kind,
-        obj: HasMetadata,
-    ) = queue.add(WorkItem(kind, obj.metadata.namespace, obj.metadata.name))
+    private fun enqueue(kind: WorkItem.Kind, obj: HasMetadata) =
+        queue.add(WorkItem(kind, obj.metadata.namespace, obj.metadata.name))
 
     private fun work() {
         while (true) {
@@ -139,11 +132,7 @@ class Controller(
         }
     }
 
-    private fun handleFailure(
-        item: WorkItem,
-        e: Exception,
-        recoverable: Boolean,
-    ) {
+    private fun handleFailure(item: WorkItem, e: Exception, recoverable: Boolean) {
         val gone = isDone(e, exists(item))
         log
             .atWarn()
@@ -161,15 +150,9 @@ class Controller(
         object : ResourceEventHandler<T> {
             override fun onAdd(obj: T) = onEvent(obj)
 
-            override fun onUpdate(
-                oldObj: T,
-                newObj: T,
-            ) = onEvent(newObj)
+            override fun onUpdate(oldObj: T, newObj: T) = onEvent(newObj)
 
-            override fun onDelete(
-                obj: T,
-                deletedFinalStateUnknown: Boolean,
-            ) = onEvent(obj)
+            override fun onDelete(obj: T, deletedFinalStateUnknown: Boolean) = onEvent(obj)
         }
 
     companion object {
@@ -186,9 +169,7 @@ class Controller(
          * A failed reconcile is done only when its own object is gone: a 404 from a write to another
          * object (a WarmupRun deleted meanwhile, a missing CRD) must be retried, or the pod stays gated.
          */
-        fun isDone(
-            e: Exception,
-            objectExists: Boolean,
-        ): Boolean = e is KubernetesClientException && e.code == NOT_FOUND && !objectExists
+        fun isDone(e: Exception, objectExists: Boolean): Boolean =
+            e is KubernetesClientException && e.code == NOT_FOUND && !objectExists
     }
 }

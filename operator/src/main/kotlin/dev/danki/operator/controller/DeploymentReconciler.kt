@@ -29,10 +29,7 @@ class DeploymentReconciler(
 ) {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
 
-    fun reconcile(
-        namespace: String,
-        name: String,
-    ) {
+    fun reconcile(namespace: String, name: String) {
         val deployment = caches.deployments.get(namespace, name)
         if (deployment == null) {
             metrics.deploymentGone(namespace, name)

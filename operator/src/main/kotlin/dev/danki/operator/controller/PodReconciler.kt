@@ -56,10 +56,7 @@ class PodReconciler(
     }
 
     /** Handles one pod; returns when to look again, or null when only an event can change things. */
-    fun reconcile(
-        namespace: String,
-        name: String,
-    ): Duration? {
+    fun reconcile(namespace: String, name: String): Duration? {
         val pod = caches.pods.get(namespace, name) ?: return forget("$namespace/$name")
         val deploymentName = PodOwners.deploymentOf(pod)
         val deployment = deploymentName?.let { caches.deployments.get(namespace, it) }
@@ -81,11 +78,7 @@ class PodReconciler(
         return null
     }
 
-    private fun contextOf(
-        pod: Pod,
-        deploymentName: String,
-        deployment: Deployment?,
-    ): RunContext {
+    private fun contextOf(pod: Pod, deploymentName: String, deployment: Deployment?): RunContext {
         val restarts = PodGate.restartCount(pod)
         val runName = RunStore.runName(pod.metadata.name, restarts)
         val annotations = deployment?.metadata?.annotations.orEmpty()
@@ -108,10 +101,7 @@ class PodReconciler(
     private fun runsOf(pod: Pod): List<WarmupRun> =
         caches.runsOf(pod.metadata.namespace, pod.metadata.name).filter { it.spec?.podUid == pod.metadata.uid }
 
-    private fun factsOf(
-        ctx: RunContext,
-        deployment: Deployment?,
-    ): PodFacts {
+    private fun factsOf(ctx: RunContext, deployment: Deployment?): PodFacts {
         val pod = ctx.pod
         return PodFacts(
             hasGate = PodGate.hasGate(pod),
@@ -135,20 +125,14 @@ class PodReconciler(
      * An explicit `disabled` always wins; without the annotation, an opted-in namespace or a gate the
      * user wrote asks for warm-up.
      */
-    private fun wanted(
-        deployment: Deployment?,
-        namespace: String,
-    ): Boolean =
+    private fun wanted(deployment: Deployment?, namespace: String): Boolean =
         when (WarmupSwitch.of(deployment, caches.namespaceLabels(namespace))) {
             WarmupSwitch.ENABLED, WarmupSwitch.INVALID -> true
             WarmupSwitch.DISABLED -> false
             WarmupSwitch.ABSENT -> deployment == null || TemplateGate.hasUserGate(deployment)
         }
 
-    private fun act(
-        decision: GateDecision,
-        ctx: RunContext,
-    ): Duration? {
+    private fun act(decision: GateDecision, ctx: RunContext): Duration? {
         // a run of an earlier restart count has nothing left to do, and its record says so
         pool.cancelPod(ctx.podKey, keep = ctx.runKey)
         if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod))
@@ -180,26 +164,24 @@ class PodReconciler(
     }
 
     /** The decisions that write once (or nothing) and wait for the next event. */
-    private fun settle(
-        decision: GateDecision,
-        ctx: RunContext,
-    ) = when (decision) {
-        GateDecision.IGNORE -> pool.cancelPod(ctx.podKey)
+    private fun settle(decision: GateDecision, ctx: RunContext) =
+        when (decision) {
+            GateDecision.IGNORE -> pool.cancelPod(ctx.podKey)
 
-        GateDecision.DONE -> syncDone(ctx)
+            GateDecision.DONE -> syncDone(ctx)
 
-        GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
+            GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
 
-        GateDecision.PUBLISH_RESULT -> recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
+            GateDecision.PUBLISH_RESULT -> recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
 
-        GateDecision.FAIL_INVALID_CONFIG -> failInvalid(ctx)
+            GateDecision.FAIL_INVALID_CONFIG -> failInvalid(ctx)
 
-        GateDecision.FAIL_TARGET_REFUSED -> failRefused(ctx)
+            GateDecision.FAIL_TARGET_REFUSED -> failRefused(ctx)
 
-        GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
-        GateDecision.RELEASE,
-        -> Unit
-    }
+            GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
+            GateDecision.RELEASE,
+            -> Unit
+        }
 
     /**
      * A decided pod's record shows its result: this process's, or, when the gate was decided by a
@@ -225,12 +207,7 @@ class PodReconciler(
         actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))
 
     /** ContainersReady plus the timeout, counted from this replica's start of acting or a retry when later. */
-    private fun deadlineOf(
-        readySince: String?,
-        run: WarmupRun?,
-        plan: PlanResult,
-        retryFrom: Instant?,
-    ): Instant {
+    private fun deadlineOf(readySince: String?, run: WarmupRun?, plan: PlanResult, retryFrom: Instant?): Instant {
         val ready =
             RunStatuses.instantOf(readySince)
                 ?: RunStatuses.instantOf(run?.metadata?.creationTimestamp)

@@ -35,35 +35,24 @@ class RunActions(
     }
 
     /** Marks a run that will never end on its own (its warm-up was cancelled) as Cancelled. */
-    private fun cancelRecord(
-        pod: Pod,
-        run: WarmupRun,
-        reason: String,
-        why: String,
-    ) {
+    private fun cancelRecord(pod: Pod, run: WarmupRun, reason: String, why: String) {
         recorder.close(pod, run, WarmupRun.PHASE_CANCELLED, reason, why)
     }
 
     /** Cancels the records of [runs] of an earlier restart count that are still open: the current run took over. */
-    fun supersede(
-        ctx: RunContext,
-        runs: List<WarmupRun>,
-    ) = runs
-        .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in OPEN_PHASES }
-        .forEach {
-            val why = "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over"
-            cancelRecord(ctx.pod, it, Keys.RunConditions.REASON_CONTAINER_RESTARTED, why)
-        }
+    fun supersede(ctx: RunContext, runs: List<WarmupRun>) =
+        runs
+            .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in OPEN_PHASES }
+            .forEach {
+                val why = "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over"
+                cancelRecord(ctx.pod, it, Keys.RunConditions.REASON_CONTAINER_RESTARTED, why)
+            }
 
     /**
      * Closes the record of a pod whose gate a leader decided and that stopped before writing the
      * record (its Lease lost mid-write): the gate's reason and message are all that is left of it.
      */
-    fun closeFromGate(
-        pod: Pod,
-        run: WarmupRun,
-        gate: PodCondition,
-    ) {
+    fun closeFromGate(pod: Pod, run: WarmupRun, gate: PodCondition) {
         val why = "recorded from the pod's gate (the leader that decided it stopped first): ${gate.message ?: ""}"
         when (gate.reason) {
             Keys.GateReasons.WARMED_UP -> {
@@ -85,10 +74,7 @@ class RunActions(
     }
 
     /** Creates (or resets) the run, shown Pending, and queues its warm-up; returns when to look again. */
-    fun start(
-        ctx: RunContext,
-        readySeenAt: Instant,
-    ): Duration? {
+    fun start(ctx: RunContext, readySeenAt: Instant): Duration? {
         val pod = ctx.pod
         val plan = ctx.plan.plan ?: return null
         val status = baseStatus(ctx, WarmupRun.PHASE_PENDING)
@@ -134,32 +120,26 @@ class RunActions(
     }
 
     /** Fails the run (creating its record if needed) and applies the failure policy. */
-    fun fail(
-        ctx: RunContext,
-        reason: String,
-        why: String,
-    ) {
+    fun fail(ctx: RunContext, reason: String, why: String) {
         recorder.failed(ctx.ref, baseStatus(ctx, WarmupRun.PHASE_FAILED), reason, why)
     }
 
-    private fun baseStatus(
-        ctx: RunContext,
-        phase: String,
-    ) = WarmupRunStatus().apply {
-        this.phase = phase
-        podName = ctx.pod.metadata.name
-        podIP = ctx.pod.status?.podIP
-        deadline = RunStatuses.stamp(ctx.deadline)
-        attempts = 0
-        // what the next retry check compares with; a retry counts itself and says why
-        configDigest = ctx.retry.digest.ifEmpty { null }
-        rewarm = ctx.retry.rewarmToken
-        val earlier = ctx.retry.latest
-        retries = (earlier?.retries ?: 0) + (if (ctx.retry.asked) 1 else 0)
-        retryCause = ctx.retry.check.cause ?: earlier?.retryCause
-        retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
-        if (retries == 0) retries = null
-    }
+    private fun baseStatus(ctx: RunContext, phase: String) =
+        WarmupRunStatus().apply {
+            this.phase = phase
+            podName = ctx.pod.metadata.name
+            podIP = ctx.pod.status?.podIP
+            deadline = RunStatuses.stamp(ctx.deadline)
+            attempts = 0
+            // what the next retry check compares with; a retry counts itself and says why
+            configDigest = ctx.retry.digest.ifEmpty { null }
+            rewarm = ctx.retry.rewarmToken
+            val earlier = ctx.retry.latest
+            retries = (earlier?.retries ?: 0) + (if (ctx.retry.asked) 1 else 0)
+            retryCause = ctx.retry.check.cause ?: earlier?.retryCause
+            retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
+            if (retries == 0) retries = null
+        }
 
     companion object {
         /** Phases of a run that has not ended. */

@@ -46,11 +46,7 @@ class RunRecorder(
     fun finalStatus(runKey: String): WarmupRunStatus? = finals[runKey]?.status
 
     /** A failed run is tried again: its final result is forgotten, and the pod's Events say why. */
-    fun retrying(
-        pod: Pod,
-        runKey: String,
-        cause: String,
-    ) {
+    fun retrying(pod: Pod, runKey: String, cause: String) {
         finals.remove(runKey)
         events.normal(pod, Keys.EventReasons.WARMUP_RETRIED, "warming again: $cause")
     }
@@ -60,13 +56,7 @@ class RunRecorder(
      * whose warm-up was cancelled (containers restarted, warm-up disabled), or one whose pod a leader
      * decided before it stopped without writing the record.
      */
-    fun close(
-        pod: Pod,
-        run: WarmupRun,
-        phase: String,
-        reason: String,
-        why: String,
-    ) {
+    fun close(pod: Pod, run: WarmupRun, phase: String, reason: String, why: String) {
         // a copy: the cached object belongs to the informer
         val status = json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java)
         end(status, phase, reason, why)
@@ -76,11 +66,7 @@ class RunRecorder(
         runs.writeStatus(pod.metadata.namespace, run.metadata.name, status)
     }
 
-    fun succeeded(
-        ref: RunRef,
-        status: WarmupRunStatus,
-        summary: K6Summary,
-    ) {
+    fun succeeded(ref: RunRef, status: WarmupRunStatus, summary: K6Summary) {
         val now = Instant.now()
         status.apply {
             phase = WarmupRun.PHASE_SUCCEEDED
@@ -104,12 +90,7 @@ class RunRecorder(
         publish(ref.pod, ref.runName, null)
     }
 
-    fun failed(
-        ref: RunRef,
-        status: WarmupRunStatus,
-        reason: String,
-        why: String,
-    ) {
+    fun failed(ref: RunRef, status: WarmupRunStatus, reason: String, why: String) {
         end(status, WarmupRun.PHASE_FAILED, reason, why)
         remember(ref, status)
         val open = ref.policy == FailurePolicy.OPEN
@@ -123,12 +104,7 @@ class RunRecorder(
     }
 
     /** Ends [status] without a result: [phase], now, [reason] and the cut message, in a False condition. */
-    private fun end(
-        status: WarmupRunStatus,
-        phase: String,
-        reason: String,
-        why: String,
-    ) {
+    private fun end(status: WarmupRunStatus, phase: String, reason: String, why: String) {
         val now = Instant.now()
         status.apply {
             this.phase = phase
@@ -140,10 +116,7 @@ class RunRecorder(
         }
     }
 
-    private fun remember(
-        ref: RunRef,
-        status: WarmupRunStatus,
-    ) {
+    private fun remember(ref: RunRef, status: WarmupRunStatus) {
         finals["${ref.namespace}/${ref.runName}"] = FinalResult(status, ref.spec)
     }
 
@@ -151,11 +124,7 @@ class RunRecorder(
      * Writes a final result onto the pod's gate, then onto its WarmupRun (recreated if it vanished);
      * safe to repeat. A failure of one write does not skip the other; the first one is rethrown.
      */
-    fun publish(
-        pod: Pod,
-        runName: String,
-        cached: WarmupRun?,
-    ) {
+    fun publish(pod: Pod, runName: String, cached: WarmupRun?) {
         val result = finals["${pod.metadata.namespace}/$runName"] ?: cached?.let { fromRun(it) } ?: return
         val latest = caches.pods.get(pod.metadata.namespace, pod.metadata.name) ?: pod
         var failure: KubernetesClientException? = null
@@ -176,29 +145,17 @@ class RunRecorder(
      * For a pod whose gate is already decided: makes sure its WarmupRun shows the result this process
      * holds; false when it holds none.
      */
-    fun syncRecord(
-        pod: Pod,
-        runName: String,
-        cached: WarmupRun?,
-    ): Boolean {
+    fun syncRecord(pod: Pod, runName: String, cached: WarmupRun?): Boolean {
         val result = finals["${pod.metadata.namespace}/$runName"] ?: return false
         record(pod, runName, result, cached)
         return true
     }
 
     /** Records a still-open run as it stands (Pending, Running, attempts). */
-    fun progress(
-        namespace: String,
-        runName: String,
-        status: WarmupRunStatus,
-    ) = runs.writeStatus(namespace, runName, status)
+    fun progress(namespace: String, runName: String, status: WarmupRunStatus) =
+        runs.writeStatus(namespace, runName, status)
 
-    private fun record(
-        pod: Pod,
-        runName: String,
-        result: FinalResult,
-        cached: WarmupRun?,
-    ) {
+    private fun record(pod: Pod, runName: String, result: FinalResult, cached: WarmupRun?) {
         if (cached?.status?.phase == result.status.phase) return
         try {
             runs.writeStatus(pod.metadata.namespace, runName, result.status)
@@ -214,10 +171,8 @@ class RunRecorder(
         return FinalResult(status, run.spec ?: return null)
     }
 
-    private fun durationOf(
-        startTime: String?,
-        now: Instant,
-    ) = startTime?.let { DurationFormat.format(Duration.between(Instant.parse(it), now)) }
+    private fun durationOf(startTime: String?, now: Instant) =
+        startTime?.let { DurationFormat.format(Duration.between(Instant.parse(it), now)) }
 
     companion object {
         private const val MAX_REMEMBERED = 5_000

@@ -60,11 +60,7 @@ data class RunRetry(
             }
         }
 
-        private fun afterBackoff(
-            status: WarmupRunStatus,
-            runName: String,
-            now: Instant,
-        ): RunRetry {
+        private fun afterBackoff(status: WarmupRunStatus, runName: String, now: Instant): RunRetry {
             val retries = status.retries ?: 0
             // seeded by the run, so every reconcile computes the same wait (the jitter still spreads pods)
             val wait = BackoffPolicy(BASE, CAP, Random(runName.hashCode())).delay(retries + 1)

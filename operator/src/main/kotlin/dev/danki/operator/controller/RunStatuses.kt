@@ -30,18 +30,14 @@ object RunStatuses {
     /** Start and completion keep milliseconds, so short runs get a meaningful duration. */
     fun precise(instant: Instant): String = instant.truncatedTo(ChronoUnit.MILLIS).toString()
 
-    fun condition(
-        ok: Boolean,
-        reason: String,
-        message: String,
-        at: Instant,
-    ) = ConditionBuilder()
-        .withType(Keys.RunConditions.COMPLETED)
-        .withStatus(if (ok) "True" else "False")
-        .withReason(reason)
-        .withMessage(message)
-        .withLastTransitionTime(stamp(at))
-        .build()
+    fun condition(ok: Boolean, reason: String, message: String, at: Instant) =
+        ConditionBuilder()
+            .withType(Keys.RunConditions.COMPLETED)
+            .withStatus(if (ok) "True" else "False")
+            .withReason(reason)
+            .withMessage(message)
+            .withLastTransitionTime(stamp(at))
+            .build()
 
     fun requests(summary: K6Summary) =
         RequestCounts().apply {

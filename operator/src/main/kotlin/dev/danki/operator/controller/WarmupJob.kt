@@ -43,10 +43,7 @@ class WarmupJob(
         val status: WarmupRunStatus,
     )
 
-    fun run(
-        task: WarmupTask,
-        input: Input,
-    ) {
+    fun run(task: WarmupTask, input: Input) {
         val pod = input.ref.pod
         val status = input.status
         val podIP = pod.status.podIP
@@ -79,10 +76,7 @@ class WarmupJob(
         }
     }
 
-    private fun record(
-        input: Input,
-        result: AttemptsResult,
-    ) {
+    private fun record(input: Input, result: AttemptsResult) {
         val ref = input.ref
         val status = input.status
         val log = log.atInfo().addKeyValue("namespace", ref.namespace).addKeyValue("pod", ref.pod.metadata.name)
@@ -133,11 +127,7 @@ class WarmupJob(
             }
         }
 
-        override fun attemptFailed(
-            attempt: Int,
-            failure: K6Outcome.Failed,
-            retryIn: Duration,
-        ) {
+        override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration) {
             val retry = "retrying in ${retryIn.toMillis()}ms"
             val why = "${failure.reason}: ${failure.message}"
             input.status.message = Messages.cut("attempt $attempt failed ($why); $retry")
@@ -153,10 +143,7 @@ class WarmupJob(
         }
     }
 
-    private fun writeProgress(
-        input: Input,
-        status: WarmupRunStatus,
-    ) {
+    private fun writeProgress(input: Input, status: WarmupRunStatus) {
         try {
             recorder.progress(input.ref.namespace, input.ref.runName, status)
         } catch (e: KubernetesClientException) {

@@ -18,10 +18,7 @@ object GateRule {
      * A finished run: warmed joins; a failure joins cold under failure policy `open` (a cold pod beats
      * no pod) and stays out under `closed`.
      */
-    fun finished(
-        status: WarmupRunStatus,
-        policy: FailurePolicy,
-    ): GateCondition =
+    fun finished(status: WarmupRunStatus, policy: FailurePolicy): GateCondition =
         when {
             status.phase == WarmupRun.PHASE_SUCCEEDED -> {
                 GateCondition(true, Keys.GateReasons.WARMED_UP, status.message ?: "warmed up")

@@ -20,10 +20,7 @@ class PodGate(
     private val onPatched: (seconds: Double) -> Unit = {},
 ) {
     /** Writes [wanted] unless the pod already shows it; returns whether it wrote. */
-    fun write(
-        pod: Pod,
-        wanted: GateCondition,
-    ): Boolean {
+    fun write(pod: Pod, wanted: GateCondition): Boolean {
         val current = conditionOf(pod)
         val sameStatus = current != null && (current.status == "True") == wanted.status
         if (sameStatus && current?.reason == wanted.reason && current.message == wanted.message) return false
@@ -43,11 +40,7 @@ class PodGate(
     }
 
     /** The apply configuration: only danki's entry of `conditions`, a list keyed by type. */
-    private fun configuration(
-        pod: Pod,
-        wanted: GateCondition,
-        transition: String,
-    ): Pod =
+    private fun configuration(pod: Pod, wanted: GateCondition, transition: String): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName(pod.metadata.name)

@@ -20,10 +20,7 @@ class TemplateGate(
     /** What a Deployment's template needs from danki right now. */
     enum class Change { NONE, ADD, REMOVE }
 
-    fun changeFor(
-        deployment: Deployment,
-        switch: WarmupSwitch,
-    ): Change =
+    fun changeFor(deployment: Deployment, switch: WarmupSwitch): Change =
         when (switch) {
             // a template that already carries the gate (danki's or the user's) needs no patch
             WarmupSwitch.ENABLED -> {
@@ -41,10 +38,7 @@ class TemplateGate(
             }
         }
 
-    fun apply(
-        deployment: Deployment,
-        change: Change,
-    ) {
+    fun apply(deployment: Deployment, change: Change) {
         val configuration =
             when (change) {
                 Change.NONE -> return
@@ -67,11 +61,7 @@ class TemplateGate(
         return if (others.isEmpty()) identity(deployment).build() else templateConfiguration(deployment, others, false)
     }
 
-    private fun templateConfiguration(
-        deployment: Deployment,
-        gates: List<String>,
-        withLabel: Boolean,
-    ): Deployment {
+    private fun templateConfiguration(deployment: Deployment, gates: List<String>, withLabel: Boolean): Deployment {
         val template =
             PodTemplateSpecBuilder()
                 .withNewSpec()

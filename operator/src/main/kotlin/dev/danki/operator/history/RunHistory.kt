@@ -43,21 +43,14 @@ class RunHistory(
      * Adds the finished run [ref] with its final [status] to its Deployment's history, in the
      * background; nothing when history is off or the pod has no Deployment.
      */
-    fun record(
-        ref: RunRef,
-        status: WarmupRunStatus,
-    ) {
+    fun record(ref: RunRef, status: WarmupRunStatus) {
         if (retention == 0 || ref.deployment.isEmpty()) return
         val entry = HistoryEntries.of(ref.runName, ref.pod.spec?.nodeName, status)
         writer.execute { write(ref.namespace, ref.deployment, entry) }
     }
 
     /** Adds [entry] now, on the caller's thread; false when it could not be written (logged). */
-    fun write(
-        namespace: String,
-        deployment: String,
-        entry: WarmupHistoryEntry,
-    ): Boolean {
+    fun write(namespace: String, deployment: String, entry: WarmupHistoryEntry): Boolean {
         try {
             repeat(MAX_ATTEMPTS) { attempt ->
                 if (attempt > 0) Thread.sleep(conflictBackoff.delay(attempt).toMillis())
@@ -82,21 +75,15 @@ class RunHistory(
         return false
     }
 
-    private fun next(
-        status: WarmupHistoryStatus?,
-        kept: List<WarmupHistoryEntry>,
-        entry: WarmupHistoryEntry,
-    ) = WarmupHistoryStatus().apply {
-        retention = this@RunHistory.retention
-        recorded = (status?.recorded ?: kept.size.toLong()) + 1
-        entries = HistoryEntries.prepend(kept, entry, this@RunHistory.retention)
-    }
+    private fun next(status: WarmupHistoryStatus?, kept: List<WarmupHistoryEntry>, entry: WarmupHistoryEntry) =
+        WarmupHistoryStatus().apply {
+            retention = this@RunHistory.retention
+            recorded = (status?.recorded ?: kept.size.toLong()) + 1
+            entries = HistoryEntries.prepend(kept, entry, this@RunHistory.retention)
+        }
 
     /** A new, empty history owned by the Deployment; null when the Deployment is gone. */
-    private fun create(
-        namespace: String,
-        deployment: String,
-    ): WarmupHistory? {
+    private fun create(namespace: String, deployment: String): WarmupHistory? {
         val owner = deploymentOf(namespace, deployment) ?: return null
         val history =
             WarmupHistory().apply {
@@ -125,10 +112,7 @@ class RunHistory(
     }
 
     /** Applies [status] if the history is still at the version it was read at; false on a conflict. */
-    private fun apply(
-        current: WarmupHistory,
-        status: WarmupHistoryStatus,
-    ): Boolean {
+    private fun apply(current: WarmupHistory, status: WarmupHistoryStatus): Boolean {
         val metadata = current.metadata
         val configuration =
             WarmupHistory().apply {
@@ -162,17 +146,13 @@ class RunHistory(
 
     private fun histories(namespace: String) = client.resources(WarmupHistory::class.java).inNamespace(namespace)
 
-    private fun warn(
-        namespace: String,
-        deployment: String,
-        entry: WarmupHistoryEntry,
-        why: String,
-    ) = log
-        .atWarn()
-        .addKeyValue("namespace", namespace)
-        .addKeyValue("deployment", deployment)
-        .addKeyValue("run", entry.run)
-        .log("warm-up history not written: $why")
+    private fun warn(namespace: String, deployment: String, entry: WarmupHistoryEntry, why: String) =
+        log
+            .atWarn()
+            .addKeyValue("namespace", namespace)
+            .addKeyValue("deployment", deployment)
+            .addKeyValue("run", entry.run)
+            .log("warm-up history not written: $why")
 
     /** Stops taking results; waits briefly for the ones already handed over. */
     override fun close() {

@@ -15,18 +15,13 @@ class Cache<T : HasMetadata>(
 ) {
     @Volatile private var failure: Throwable? = null
 
-    fun get(
-        namespace: String,
-        name: String,
-    ): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
+    fun get(namespace: String, name: String): T? =
+        informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
 
     /** A cluster-scoped object by name. */
     fun get(name: String): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey(name) }
 
-    fun byIndex(
-        index: String,
-        key: String,
-    ): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
+    fun byIndex(index: String, key: String): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
 
     fun hasSynced(): Boolean = informers.all { it.hasSynced() }
 
@@ -35,10 +30,8 @@ class Cache<T : HasMetadata>(
 
     fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
 
-    fun addIndex(
-        index: String,
-        keys: (T) -> List<String>,
-    ) = informers.forEach { it.addIndexers(mapOf(index to Function<T, List<String>> { t -> keys(t) })) }
+    fun addIndex(index: String, keys: (T) -> List<String>) =
+        informers.forEach { it.addIndexers(mapOf(index to Function<T, List<String>> { t -> keys(t) })) }
 
     /** Starts every informer; completes once each has listed its objects and watches. */
     @Suppress("SpreadOperator") // a one-time copy of a handful of futures

@@ -61,15 +61,9 @@ class Caches(
             ?.labels
             .orEmpty()
 
-    fun podsOf(
-        namespace: String,
-        deployment: String,
-    ): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
+    fun podsOf(namespace: String, deployment: String): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
 
-    fun runsOf(
-        namespace: String,
-        pod: String,
-    ): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
+    fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
 
     companion object {
         const val BY_DEPLOYMENT = "deployment"
@@ -78,10 +72,8 @@ class Caches(
         /** Full resync re-queues every object now and then, in case an event was missed. */
         const val RESYNC_MILLIS = 10 * 60 * 1000L
 
-        private fun <T : HasMetadata, L> scoped(
-            op: MixedOperation<T, L, out Resource<T>>,
-            namespace: String?,
-        ) = if (namespace == null) op.inAnyNamespace() else op.inNamespace(namespace)
+        private fun <T : HasMetadata, L> scoped(op: MixedOperation<T, L, out Resource<T>>, namespace: String?) =
+            if (namespace == null) op.inAnyNamespace() else op.inNamespace(namespace)
 
         private fun <T : HasMetadata> cacheOf(
             what: String,

@@ -21,36 +21,19 @@ class EventRecorder(
     /** Remembers (uid, reason, message) already emitted; bounded so a long run does not grow without end. */
     private val emitted: MutableSet<String> = Collections.newSetFromMap(BoundedMap(MAX_REMEMBERED))
 
-    fun normal(
-        target: HasMetadata,
-        reason: String,
-        message: String,
-    ) = emit(target, TYPE_NORMAL, reason, message)
+    fun normal(target: HasMetadata, reason: String, message: String) = emit(target, TYPE_NORMAL, reason, message)
 
-    fun warning(
-        target: HasMetadata,
-        reason: String,
-        message: String,
-    ) = emit(target, TYPE_WARNING, reason, message)
+    fun warning(target: HasMetadata, reason: String, message: String) = emit(target, TYPE_WARNING, reason, message)
 
     /** A Warning written at most once per object, reason and message (e.g. an invalid annotation). */
-    fun warningOnce(
-        target: HasMetadata,
-        reason: String,
-        message: String,
-    ) {
+    fun warningOnce(target: HasMetadata, reason: String, message: String) {
         // a digest, not the message: a message can quote a large annotation, and this set lives long
         val key = "${target.metadata.uid}|$reason|${Messages.digest(message)}"
         val first = synchronized(emitted) { emitted.add(key) }
         if (first) emit(target, TYPE_WARNING, reason, message)
     }
 
-    private fun emit(
-        target: HasMetadata,
-        type: String,
-        reason: String,
-        message: String,
-    ) {
+    private fun emit(target: HasMetadata, type: String, reason: String, message: String) {
         val meta = target.metadata
         try {
             client
@@ -71,12 +54,7 @@ class EventRecorder(
         }
     }
 
-    private fun eventFor(
-        target: HasMetadata,
-        type: String,
-        reason: String,
-        message: String,
-    ): Event {
+    private fun eventFor(target: HasMetadata, type: String, reason: String, message: String): Event {
         val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
         val meta = target.metadata
         return EventBuilder()

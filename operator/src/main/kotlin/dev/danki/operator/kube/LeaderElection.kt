@@ -25,10 +25,7 @@ class LeaderElection(
     private var running: CompletableFuture<*>? = null
 
     /** Calls [onLeading] once leadership is won, [onLost] if it is lost later (or released by [stop]). */
-    fun run(
-        onLeading: () -> Unit,
-        onLost: () -> Unit,
-    ) {
+    fun run(onLeading: () -> Unit, onLost: () -> Unit) {
         if (!config.leaderElection) {
             onLeading()
             return

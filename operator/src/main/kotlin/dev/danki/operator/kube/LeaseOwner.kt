@@ -25,10 +25,7 @@ object LeaseOwner {
     val TOKEN_PATH: Path = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
     /** The owner reference for a Lease in [leaseNamespace], or null (not in a pod, or another namespace). */
-    fun fromToken(
-        leaseNamespace: String,
-        token: Path = TOKEN_PATH,
-    ): OwnerReference? {
+    fun fromToken(leaseNamespace: String, token: Path = TOKEN_PATH): OwnerReference? {
         if (!Files.isReadable(token)) return null
         return try {
             fromClaims(claims(Files.readString(token).trim()), leaseNamespace)
@@ -40,10 +37,7 @@ object LeaseOwner {
     }
 
     /** No owner only means the Lease is not collected with the ServiceAccount: worth a line, not a failure. */
-    private fun unreadable(
-        token: Path,
-        cause: Exception,
-    ): OwnerReference? {
+    private fun unreadable(token: Path, cause: Exception): OwnerReference? {
         log
             .atWarn()
             .addKeyValue("token", token)
@@ -59,10 +53,7 @@ object LeaseOwner {
         return String(Base64.getUrlDecoder().decode(parts[1]))
     }
 
-    internal fun fromClaims(
-        payload: String,
-        leaseNamespace: String,
-    ): OwnerReference? {
+    internal fun fromClaims(payload: String, leaseNamespace: String): OwnerReference? {
         val kube = json.readTree(payload).path("kubernetes.io")
         val account = kube.path("serviceaccount")
         val name = account.path("name").asText("")

@@ -52,10 +52,7 @@ object PrinterColumnOrder {
     }
 
     /** [crd] with each version's printer columns ordered by [order] (JSON paths); header comments kept. */
-    fun reorder(
-        crd: String,
-        order: List<String>,
-    ): String {
+    fun reorder(crd: String, order: List<String>): String {
         val header = crd.lineSequence().takeWhile { it.startsWith("#") }.joinToString("") { "$it\n" }
         val root = yaml.readTree(crd) as ObjectNode
         for (version in root.path("spec").path("versions")) {

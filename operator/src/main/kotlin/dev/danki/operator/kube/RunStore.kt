@@ -11,12 +11,7 @@ class RunStore(
     private val client: KubernetesClient,
 ) {
     /** Creates the run with [status], or takes over the one that already exists under that name. */
-    fun create(
-        pod: Pod,
-        name: String,
-        spec: WarmupRunSpec,
-        status: WarmupRunStatus,
-    ): WarmupRun {
+    fun create(pod: Pod, name: String, spec: WarmupRunSpec, status: WarmupRunStatus): WarmupRun {
         val runs = client.resources(WarmupRun::class.java).inNamespace(pod.metadata.namespace)
         val created =
             try {
@@ -29,20 +24,17 @@ class RunStore(
         return created
     }
 
-    private fun newRun(
-        pod: Pod,
-        name: String,
-        spec: WarmupRunSpec,
-    ) = WarmupRun().apply {
-        metadata =
-            ObjectMetaBuilder()
-                .withName(name)
-                .withNamespace(pod.metadata.namespace)
-                .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-                .withOwnerReferences(ownerOf(pod))
-                .build()
-        this.spec = spec
-    }
+    private fun newRun(pod: Pod, name: String, spec: WarmupRunSpec) =
+        WarmupRun().apply {
+            metadata =
+                ObjectMetaBuilder()
+                    .withName(name)
+                    .withNamespace(pod.metadata.namespace)
+                    .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
+                    .withOwnerReferences(ownerOf(pod))
+                    .build()
+            this.spec = spec
+        }
 
     private fun ownerOf(pod: Pod) =
         OwnerReferenceBuilder()
@@ -56,11 +48,7 @@ class RunStore(
             .build()
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
-    fun writeStatus(
-        namespace: String,
-        name: String,
-        status: WarmupRunStatus,
-    ) {
+    fun writeStatus(namespace: String, name: String, status: WarmupRunStatus) {
         val configuration =
             WarmupRun().apply {
                 metadata = ObjectMetaBuilder().withName(name).withNamespace(namespace).build()
@@ -78,9 +66,6 @@ class RunStore(
         private const val CONFLICT = 409
 
         /** One run per pod and container restart count: `<pod>`, then `<pod>-r1`, `<pod>-r2`... */
-        fun runName(
-            pod: String,
-            restartCount: Int,
-        ) = if (restartCount == 0) pod else "$pod-r$restartCount"
+        fun runName(pod: String, restartCount: Int) = if (restartCount == 0) pod else "$pod-r$restartCount"
     }
 }

@@ -40,10 +40,7 @@ class WorkQueue<K : Any>(
         }
 
     /** Queues [key] after [delay]; used for deadlines and polls, never for sleeping in a worker. */
-    fun addAfter(
-        key: K,
-        delay: Duration,
-    ) {
+    fun addAfter(key: K, delay: Duration) {
         if (delay.isNegative || delay.isZero) return add(key)
         if (!timer.isShutdown) timer.schedule({ add(key) }, delay.toMillis(), TimeUnit.MILLISECONDS)
     }

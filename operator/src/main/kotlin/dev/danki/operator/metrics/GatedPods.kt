@@ -28,10 +28,7 @@ object GatedPods {
     private const val OVERDUE = "overdue"
 
     /** Gated pods by Deployment and state; pods without danki's readiness gate are not counted. */
-    fun count(
-        pods: List<Pod>,
-        runsOf: (Pod) -> List<WarmupRun>,
-    ): Map<Key, Int> =
+    fun count(pods: List<Pod>, runsOf: (Pod) -> List<WarmupRun>): Map<Key, Int> =
         pods
             .filter { hasGate(it) && it.metadata.deletionTimestamp == null }
             .mapNotNull { pod ->
@@ -43,30 +40,20 @@ object GatedPods {
      * Pods whose open run (queued or warming) is past its deadline: held longer than their timeout.
      * Every Deployment with gated pods has its line, 0 when none is late, so an alert sees a value.
      */
-    fun overdue(
-        pods: List<Pod>,
-        runsOf: (Pod) -> List<WarmupRun>,
-        now: Instant,
-    ): Map<Key, Int> =
+    fun overdue(pods: List<Pod>, runsOf: (Pod) -> List<WarmupRun>, now: Instant): Map<Key, Int> =
         pods
             .filter { hasGate(it) && it.metadata.deletionTimestamp == null }
             .mapNotNull { pod -> PodOwners.deploymentOf(pod)?.let { pod to Key(pod.metadata.namespace, it, OVERDUE) } }
             .groupBy({ it.second }, { it.first })
             .mapValues { (_, held) -> held.count { !gateTrue(it) && isLate(latest(runsOf(it)), now) } }
 
-    private fun isLate(
-        run: WarmupRun?,
-        now: Instant,
-    ): Boolean {
+    private fun isLate(run: WarmupRun?, now: Instant): Boolean {
         val open = run != null && run.status?.phase in setOf(null, WarmupRun.PHASE_PENDING, WarmupRun.PHASE_RUNNING)
         val deadline = run?.status?.deadline?.let { runCatching { Instant.parse(it) }.getOrNull() }
         return open && deadline != null && deadline.isBefore(now)
     }
 
-    private fun stateOf(
-        pod: Pod,
-        run: WarmupRun?,
-    ): String =
+    private fun stateOf(pod: Pod, run: WarmupRun?): String =
         when {
             // released by failure policy open: in its Service, but cold
             gateTrue(pod) && PodGate.conditionOf(pod)?.reason == Keys.GateReasons.WARMUP_FAILED_OPEN -> FAILED

@@ -39,11 +39,7 @@ class HttpEndpoints(
 
     fun stop() = server.stop(0)
 
-    private fun answer(
-        exchange: HttpExchange,
-        status: Int,
-        body: String,
-    ) {
+    private fun answer(exchange: HttpExchange, status: Int, body: String) {
         val bytes = body.toByteArray()
         exchange.responseHeaders.add("Content-Type", "text/plain; charset=utf-8")
         exchange.sendResponseHeaders(status, bytes.size.toLong())

@@ -8,19 +8,13 @@ class PoolGauges(
     private var runners = 0 to 0
 
     @Synchronized
-    fun local(
-        running: Int,
-        queued: Int,
-    ) {
+    fun local(running: Int, queued: Int) {
         local = running to queued
         publishSum()
     }
 
     @Synchronized
-    fun runners(
-        running: Int,
-        queued: Int,
-    ) {
+    fun runners(running: Int, queued: Int) {
         runners = running to queued
         publishSum()
     }

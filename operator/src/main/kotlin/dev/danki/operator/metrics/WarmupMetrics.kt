@@ -124,28 +124,16 @@ class WarmupMetrics(
     /** Adds the JVM's own metrics (heap, GC, threads, CPU). */
     fun withJvmMetrics(): WarmupMetrics = apply { JvmMetrics.builder().register(registry) }
 
-    fun runFinished(
-        namespace: String,
-        deployment: String,
-        result: String,
-        seconds: Double?,
-    ) {
+    fun runFinished(namespace: String, deployment: String, result: String, seconds: Double?) {
         runs.labelValues(namespace, deployment, result).inc()
         if (seconds != null) duration.labelValues(namespace, deployment).observe(seconds)
     }
 
     /** [reason] is one of Keys.RunConditions' reasons: a short, fixed set, so it is safe as a label. */
-    fun runFailed(
-        namespace: String,
-        deployment: String,
-        reason: String,
-    ) = failures.labelValues(namespace, deployment, reason).inc()
+    fun runFailed(namespace: String, deployment: String, reason: String) =
+        failures.labelValues(namespace, deployment, reason).inc()
 
-    fun resultMeasured(
-        namespace: String,
-        deployment: String,
-        summary: K6Summary,
-    ) {
+    fun resultMeasured(namespace: String, deployment: String, summary: K6Summary) {
         for ((phase, result) in listOf("cold" to summary.cold, "warm" to summary.warm)) {
             result.latency?.asMap()?.forEach { (name, millis) ->
                 latency.labelValues(namespace, deployment, phase, QUANTILES.getValue(name)).set(millis / MILLIS)
@@ -158,10 +146,7 @@ class WarmupMetrics(
     }
 
     /** Drops the latency series of a Deployment that is gone or opted out. */
-    fun deploymentGone(
-        namespace: String,
-        deployment: String,
-    ) {
+    fun deploymentGone(namespace: String, deployment: String) {
         for (phase in listOf("cold", "warm")) {
             QUANTILES.values.forEach { latency.remove(namespace, deployment, phase, it) }
         }
@@ -171,10 +156,7 @@ class WarmupMetrics(
 
     fun podAdmitted(result: String) = admissions.labelValues(result).inc()
 
-    fun podNotGated(
-        namespace: String,
-        deployment: String,
-    ) = notGated.labelValues(namespace, deployment).inc()
+    fun podNotGated(namespace: String, deployment: String) = notGated.labelValues(namespace, deployment).inc()
 
     fun leading(leads: Boolean) = leader.set(if (leads) 1.0 else 0.0)
 
@@ -183,10 +165,7 @@ class WarmupMetrics(
      * by state, and pods held past their run's deadline. Only the leader reports them, so a sum over
      * replicas counts each pod once.
      */
-    fun watchGatedPods(
-        gated: () -> Map<GatedPods.Key, Int>,
-        overdue: () -> Map<GatedPods.Key, Int>,
-    ) {
+    fun watchGatedPods(gated: () -> Map<GatedPods.Key, Int>, overdue: () -> Map<GatedPods.Key, Int>) {
         GaugeWithCallback
             .builder()
             .name("danki_gated_pods")
@@ -207,10 +186,7 @@ class WarmupMetrics(
             .register(registry)
     }
 
-    fun poolChanged(
-        running: Int,
-        waiting: Int,
-    ) {
+    fun poolChanged(running: Int, waiting: Int) {
         inProgress.set(running.toDouble())
         queued.set(waiting.toDouble())
     }

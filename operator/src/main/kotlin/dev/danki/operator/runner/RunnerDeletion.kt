@@ -7,11 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient
  * fences it, both named [name]; a missing one is no error. Used before an attempt (a predecessor's
  * runner must not report for it) and after it.
  */
-internal fun deleteRunner(
-    client: KubernetesClient,
-    namespace: String,
-    name: String,
-) {
+internal fun deleteRunner(client: KubernetesClient, namespace: String, name: String) {
     client
         .pods()
         .inNamespace(namespace)

@@ -184,11 +184,7 @@ object RunnerPodSpec {
     private fun cidrOf(ip: String) = if (ip.contains(':')) "$ip/128" else "$ip/32"
 
     /** The runner's name, labels and owner, shared by its pod and its NetworkPolicy. */
-    private fun metadata(
-        target: TargetPod,
-        name: String,
-        annotations: Map<String, String> = emptyMap(),
-    ): ObjectMeta =
+    private fun metadata(target: TargetPod, name: String, annotations: Map<String, String> = emptyMap()): ObjectMeta =
         ObjectMetaBuilder()
             .withName(name)
             .withNamespace(target.namespace)

@@ -44,11 +44,7 @@ class RunnerPods(
         return RunnerPod(client, pods, request, target.namespace, name)
     }
 
-    private fun checkFlow(
-        namespace: String,
-        configMap: String,
-        key: String,
-    ) {
+    private fun checkFlow(namespace: String, configMap: String, key: String) {
         val found =
             client
                 .configMaps()
@@ -69,10 +65,7 @@ class RunnerPods(
     }
 
     /** runner.js's variables: the warm-up settings, the flow's path, and k6's budget inside the pod. */
-    private fun environment(
-        request: K6Request,
-        remaining: Duration,
-    ): Map<String, String> {
+    private fun environment(request: K6Request, remaining: Duration): Map<String, String> {
         // the pod needs a moment to be scheduled and start; k6 must still end before the deadline
         val budget = remaining.minus(K6Runner.STOP_MARGIN).minus(POD_START).coerceAtLeast(Duration.ofSeconds(1))
         val script = request.plan.script!!

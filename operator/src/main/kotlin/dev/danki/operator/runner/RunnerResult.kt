@@ -25,10 +25,7 @@ object RunnerResult {
             "RunContainerError",
         )
 
-    fun of(
-        pod: Pod,
-        maxErrorRatio: Double,
-    ): K6Outcome? {
+    fun of(pod: Pod, maxErrorRatio: Double): K6Outcome? {
         val status = pod.status ?: return null
         val container = status.containerStatuses.orEmpty().firstOrNull { it.name == RunnerPodSpec.CONTAINER }
         val waiting = container?.state?.waiting
@@ -53,11 +50,7 @@ object RunnerResult {
     }
 
     /** The summary in the termination message, or why there is none. */
-    private fun ended(
-        terminated: ContainerStateTerminated?,
-        podReason: String,
-        maxErrorRatio: Double,
-    ): K6Outcome {
+    private fun ended(terminated: ContainerStateTerminated?, podReason: String, maxErrorRatio: Double): K6Outcome {
         val message = terminated?.message.orEmpty()
         return try {
             K6Process.classify(K6SummaryParser.parse(message), maxErrorRatio)

@@ -6,9 +6,5 @@ import java.time.Duration
 interface AttemptListener {
     fun attemptStarted(attempt: Int)
 
-    fun attemptFailed(
-        attempt: Int,
-        failure: K6Outcome.Failed,
-        retryIn: Duration,
-    )
+    fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration)
 }

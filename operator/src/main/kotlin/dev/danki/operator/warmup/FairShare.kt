@@ -17,29 +17,19 @@ data class FairShare(
     val perNode: Int = Int.MAX_VALUE,
 ) {
     /** [node] is the warmed pod's node; empty when not known yet (then no node cap applies). */
-    fun admits(
-        owner: RunOwner,
-        node: String,
-        running: Occupancy,
-    ) = running.of(owner) < perDeployment &&
-        running.inNamespace(owner.namespace) < perNamespace &&
-        (node.isEmpty() || running.onNode(node) < perNode)
+    fun admits(owner: RunOwner, node: String, running: Occupancy) =
+        running.of(owner) < perDeployment &&
+            running.inNamespace(owner.namespace) < perNamespace &&
+            (node.isEmpty() || running.onNode(node) < perNode)
 
     companion object {
         /** Shares of [slots]; each at least one slot, so every tenant is served. */
-        fun of(
-            slots: Int,
-            deploymentShare: Double,
-            namespaceShare: Double,
-            perNode: Int = Int.MAX_VALUE,
-        ) = FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare), perNode)
+        fun of(slots: Int, deploymentShare: Double, namespaceShare: Double, perNode: Int = Int.MAX_VALUE) =
+            FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare), perNode)
 
         fun unlimited(slots: Int) = FairShare(slots, slots)
 
-        private fun atLeastOne(
-            slots: Int,
-            share: Double,
-        ) = ceil(slots * share).toInt().coerceIn(1, slots)
+        private fun atLeastOne(slots: Int, share: Double) = ceil(slots * share).toInt().coerceIn(1, slots)
     }
 }
 
@@ -58,20 +48,14 @@ class Occupancy {
 
     fun onNode(node: String) = byNode[node] ?: 0
 
-    fun add(
-        owner: RunOwner,
-        node: String = "",
-    ) {
+    fun add(owner: RunOwner, node: String = "") {
         total++
         byOwner.merge(owner, 1, Int::plus)
         byNamespace.merge(owner.namespace, 1, Int::plus)
         if (node.isNotEmpty()) byNode.merge(node, 1, Int::plus)
     }
 
-    fun remove(
-        owner: RunOwner,
-        node: String = "",
-    ) {
+    fun remove(owner: RunOwner, node: String = "") {
         total--
         byOwner.computeIfPresent(owner) { _, n -> (n - 1).takeIf { it > 0 } }
         byNamespace.computeIfPresent(owner.namespace) { _, n -> (n - 1).takeIf { it > 0 } }

@@ -67,10 +67,7 @@ class K6Process(
         private const val K6_FAILED = Keys.RunConditions.REASON_K6_FAILED
 
         /** Sorts a finished k6 run into success or one failure reason; the one place that decides. */
-        fun classify(
-            parsed: K6Summary,
-            maxErrorRatio: Double,
-        ): K6Outcome {
+        fun classify(parsed: K6Summary, maxErrorRatio: Double): K6Outcome {
             val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
             return when {
                 parsed.stopReason == StopReason.OutOfTime -> {
@@ -98,10 +95,7 @@ class K6Process(
             }
         }
 
-        private fun ratioMessage(
-            parsed: K6Summary,
-            maxErrorRatio: Double,
-        ): String {
+        private fun ratioMessage(parsed: K6Summary, maxErrorRatio: Double): String {
             val example = parsed.failureExample?.let { ", e.g. $it" } ?: ""
             return "${parsed.totalFailures} of ${parsed.totalRequests} requests failed " +
                 "(an error status, a redirect, or no answer$example), more than ${(maxErrorRatio * PERCENT).toInt()}%"

@@ -51,10 +51,7 @@ class K6Runner(
     }
 
     /** The env vars `warmup.js` reads; see its header comment. */
-    fun environment(
-        request: K6Request,
-        summary: File,
-    ): Map<String, String> {
+    fun environment(request: K6Request, summary: File): Map<String, String> {
         val remaining = Duration.between(Instant.now(), request.deadline).coerceAtLeast(Duration.ofSeconds(1))
         val budget = remaining.minus(STOP_MARGIN).coerceAtLeast(Duration.ofSeconds(1))
         return K6Settings.of(request, budget) +

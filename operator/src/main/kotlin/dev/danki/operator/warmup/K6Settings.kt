@@ -9,10 +9,7 @@ object K6Settings {
     private const val MILLIS = 1_000.0
 
     /** [timeBudget]: how long k6 may run, so that it ends (and reports) before the request's deadline. */
-    fun of(
-        request: K6Request,
-        timeBudget: Duration,
-    ): Map<String, String> {
+    fun of(request: K6Request, timeBudget: Duration): Map<String, String> {
         val plan = request.plan
         return mapOf(
             "BASE_URL" to request.baseUrl,

@@ -70,15 +70,9 @@ object K6SummaryParser {
         )
     }
 
-    private fun number(
-        node: JsonNode,
-        field: String,
-    ): Double? = node.path(field).takeIf { it.isNumber }?.asDouble()
+    private fun number(node: JsonNode, field: String): Double? = node.path(field).takeIf { it.isNumber }?.asDouble()
 
-    private fun phase(
-        phases: JsonNode,
-        name: String,
-    ): PhaseResult {
+    private fun phase(phases: JsonNode, name: String): PhaseResult {
         val node = phases.path(name)
         if (!node.isObject) invalid("k6 summary has no phase '$name'")
         val requests = node.path("requests").asLong(-1)

@@ -18,10 +18,7 @@ class PlanParser(
 ) {
     private val json = ObjectMapper()
 
-    fun parse(
-        annotations: Map<String, String>,
-        podSpec: PodSpec?,
-    ): PlanResult {
+    fun parse(annotations: Map<String, String>, podSpec: PodSpec?): PlanResult {
         val fields = Fields(annotations)
         if (WarmupSwitch.of(annotations) == WarmupSwitch.INVALID) {
             val value = annotations.getValue(Annotations.WARMUP)
@@ -41,12 +38,7 @@ class PlanParser(
         val problems = mutableListOf<ConfigProblem>()
 
         /** The parsed value of [key], or [default] when it is absent or (noted as a problem) invalid. */
-        fun <T> read(
-            key: String,
-            default: T,
-            expected: String,
-            parse: (String) -> T?,
-        ): T {
+        fun <T> read(key: String, default: T, expected: String, parse: (String) -> T?): T {
             val raw = annotations[key] ?: return default
             val limit = MAX_VALUE_LENGTH[key] ?: MAX_SCALAR_LENGTH
             if (raw.length > limit) {
@@ -65,52 +57,66 @@ class PlanParser(
         }
     }
 
-    private fun planOf(
-        fields: Fields,
-        port: Int,
-        policy: FailurePolicy,
-        podSpec: PodSpec?,
-    ) = WarmupPlan(
-        port = port,
-        requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
-        rate = fields.read(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
-        passRequests =
-            fields.read(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
-                parseCount(it, MAX_PASS)
-            },
-        warmupRate = fields.read(Annotations.WARMUP_RATE, WarmupPlan.DEFAULT_WARMUP_RATE, RATE_EXPECTED, ::parseRate),
-        warmupConcurrency =
-            fields.read(
-                Annotations.WARMUP_CONCURRENCY,
-                WarmupPlan.DEFAULT_WARMUP_CONCURRENCY,
-                count(MAX_CONCURRENCY),
-            ) { parseCount(it, MAX_CONCURRENCY) },
-        minWarmupRequests =
-            fields.read(Annotations.MIN_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS, MIN_WARMUP_EXPECTED) {
-                it.trim().toIntOrNull()?.takeIf { n -> n in 0..MAX_WARMUP }
-            },
-        maxWarmupRequests =
-            fields.read(Annotations.MAX_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS, count(MAX_WARMUP)) {
-                parseCount(it, MAX_WARMUP)
-            },
-        jitMetrics =
-            fields.read<JitMetrics?>(Annotations.JIT_METRICS, null, JIT_EXPECTED) { PodPorts.jitMetrics(it, podSpec) },
-        targetP95 =
-            fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
-                DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
-            },
-        timeout =
-            fields.read(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
-                DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
-            },
-        failurePolicy = policy,
-        headers = fields.read(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
-        acceptRedirects =
-            fields.read(Annotations.ACCEPT_REDIRECTS, false, BOOLEAN_EXPECTED) {
-                it.trim().lowercase().toBooleanStrictOrNull()
-            },
-        script = scriptOf(fields),
-    )
+    private fun planOf(fields: Fields, port: Int, policy: FailurePolicy, podSpec: PodSpec?) =
+        WarmupPlan(
+            port = port,
+            requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
+            rate = fields.read(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
+            passRequests =
+                fields.read(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
+                    parseCount(it, MAX_PASS)
+                },
+            warmupRate =
+                fields.read(
+                    Annotations.WARMUP_RATE,
+                    WarmupPlan.DEFAULT_WARMUP_RATE,
+                    RATE_EXPECTED,
+                    ::parseRate,
+                ),
+            warmupConcurrency =
+                fields.read(
+                    Annotations.WARMUP_CONCURRENCY,
+                    WarmupPlan.DEFAULT_WARMUP_CONCURRENCY,
+                    count(MAX_CONCURRENCY),
+                ) { parseCount(it, MAX_CONCURRENCY) },
+            minWarmupRequests =
+                fields.read(
+                    Annotations.MIN_WARMUP_REQUESTS,
+                    WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS,
+                    MIN_WARMUP_EXPECTED,
+                ) {
+                    it.trim().toIntOrNull()?.takeIf { n -> n in 0..MAX_WARMUP }
+                },
+            maxWarmupRequests =
+                fields.read(
+                    Annotations.MAX_WARMUP_REQUESTS,
+                    WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
+                    count(MAX_WARMUP),
+                ) {
+                    parseCount(it, MAX_WARMUP)
+                },
+            jitMetrics =
+                fields.read<JitMetrics?>(
+                    Annotations.JIT_METRICS,
+                    null,
+                    JIT_EXPECTED,
+                ) { PodPorts.jitMetrics(it, podSpec) },
+            targetP95 =
+                fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
+                    DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
+                },
+            timeout =
+                fields.read(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
+                    DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
+                },
+            failurePolicy = policy,
+            headers = fields.read(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
+            acceptRedirects =
+                fields.read(Annotations.ACCEPT_REDIRECTS, false, BOOLEAN_EXPECTED) {
+                    it.trim().lowercase().toBooleanStrictOrNull()
+                },
+            script = scriptOf(fields),
+        )
 
     private fun scriptOf(fields: Fields): ScriptRef? {
         val script =
@@ -175,10 +181,7 @@ class PlanParser(
         return match.groupValues[1].toDouble().takeIf { it >= MIN_RATE && it <= MAX_RATE }
     }
 
-    private fun parseCount(
-        raw: String,
-        max: Int,
-    ): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
+    private fun parseCount(raw: String, max: Int): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
 
     private fun parseHeaders(raw: String): Map<String, String>? {
         val node =
@@ -202,10 +205,7 @@ class PlanParser(
     }
 
     /** What is wrong with one header, or null; a line break in a value would smuggle in another header. */
-    private fun headerProblem(
-        name: String,
-        value: com.fasterxml.jackson.databind.JsonNode,
-    ): String? {
+    private fun headerProblem(name: String, value: com.fasterxml.jackson.databind.JsonNode): String? {
         if (!HEADER_NAME.matches(name)) return "a header name of token characters: ${Messages.quote(name)}"
         if (!value.isTextual) return "a string value for header $name"
         val text = value.textValue()

@@ -10,11 +10,7 @@ object PodPorts {
     const val DEFAULT_PORT_NAME = "http"
 
     /** The warm-up port: the annotation's number or name, else the port named http, else the first. */
-    fun resolve(
-        raw: String?,
-        podSpec: PodSpec?,
-        problems: MutableList<ConfigProblem>,
-    ): Int? {
+    fun resolve(raw: String?, podSpec: PodSpec?, problems: MutableList<ConfigProblem>): Int? {
         val ports = podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }
         if (raw == null) {
             val port = (ports.firstOrNull { it.name == DEFAULT_PORT_NAME } ?: ports.firstOrNull())?.containerPort
@@ -29,10 +25,7 @@ object PodPorts {
     }
 
     /** A port number, or the number of the containerPort of that name; null when it is neither. */
-    private fun portOf(
-        raw: String,
-        ports: List<ContainerPort>,
-    ): Int? {
+    private fun portOf(raw: String, ports: List<ContainerPort>): Int? {
         val number = raw.toIntOrNull()
         return when {
             number != null -> number.takeIf { it in 1..MAX_PORT }
@@ -42,10 +35,7 @@ object PodPorts {
     }
 
     /** `<port or name>[/path]`: where the pod's JVM metrics page is. */
-    fun jitMetrics(
-        raw: String,
-        podSpec: PodSpec?,
-    ): JitMetrics? {
+    fun jitMetrics(raw: String, podSpec: PodSpec?): JitMetrics? {
         val text = raw.trim()
         val slash = text.indexOf('/')
         val portPart = if (slash < 0) text else text.substring(0, slash)

@@ -13,10 +13,7 @@ object UnknownAnnotations {
     private const val MAX_DISTANCE = 3
 
     /** One message per misplaced or unknown key, in key order. */
-    fun of(
-        deployment: Map<String, String>?,
-        template: Map<String, String>?,
-    ): List<String> {
+    fun of(deployment: Map<String, String>?, template: Map<String, String>?): List<String> {
         val unknown =
             deployment
                 .orEmpty()
@@ -43,10 +40,7 @@ object UnknownAnnotations {
     }
 
     /** Levenshtein distance (insert, delete, replace), on the name after the prefix; keys are short. */
-    internal fun distance(
-        a: String,
-        b: String,
-    ): Int {
+    internal fun distance(a: String, b: String): Int {
         val x = a.removePrefix(Keys.PREFIX).take(MAX_COMPARED)
         val y = b.removePrefix(Keys.PREFIX).take(MAX_COMPARED)
         var previous = IntArray(y.length + 1) { it }

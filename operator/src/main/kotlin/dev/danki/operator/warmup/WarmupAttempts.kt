@@ -18,11 +18,7 @@ class WarmupAttempts(
     private val backoff: BackoffPolicy = BackoffPolicy.WARMUP_ATTEMPT,
     private val clock: Clock = Clock.systemUTC(),
 ) {
-    fun run(
-        request: K6Request,
-        task: WarmupTask,
-        listener: AttemptListener,
-    ): AttemptsResult {
+    fun run(request: K6Request, task: WarmupTask, listener: AttemptListener): AttemptsResult {
         if (clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)) {
             return AttemptsResult(K6Outcome.Failed(Keys.RunConditions.REASON_QUEUE_TIMEOUT, NO_TIME_LEFT), 0)
         }
@@ -68,11 +64,7 @@ class WarmupAttempts(
     }
 
     /** A timeout leaves no time by definition; otherwise the next attempt must fit, back-off included. */
-    private fun anotherFits(
-        failure: K6Outcome.Failed,
-        delay: Duration,
-        deadline: Instant,
-    ): Boolean =
+    private fun anotherFits(failure: K6Outcome.Failed, delay: Duration, deadline: Instant): Boolean =
         failure.reason != TIMEOUT &&
             !clock
                 .instant()
@@ -81,12 +73,7 @@ class WarmupAttempts(
                 .isAfter(deadline)
 
     /** One k6 process from start to end; a k6 that cannot start is a failed attempt like any other. */
-    private fun attempt(
-        request: K6Request,
-        task: WarmupTask,
-        listener: AttemptListener,
-        attempt: Int,
-    ): K6Outcome {
+    private fun attempt(request: K6Request, task: WarmupTask, listener: AttemptListener, attempt: Int): K6Outcome {
         // k6 first, bookkeeping after: the time to the first request is what users wait for
         val process =
             try {
@@ -118,10 +105,7 @@ class WarmupAttempts(
             K6Outcome.Cancelled -> 0L
         }
 
-    private fun giveUp(
-        last: K6Outcome.Failed,
-        attempts: Int,
-    ): K6Outcome.Failed {
+    private fun giveUp(last: K6Outcome.Failed, attempts: Int): K6Outcome.Failed {
         val count = if (attempts == 1) "1 attempt" else "$attempts attempts"
         return last.copy(message = "${last.message} (gave up after $count: the timeout leaves no room for another)")
     }

@@ -114,10 +114,7 @@ class WarmupPool(
     }
 
     /** Cancels every run of a pod except [keep] (the run for its current restart count). */
-    fun cancelPod(
-        podKey: String,
-        keep: String? = null,
-    ) {
+    fun cancelPod(podKey: String, keep: String? = null) {
         turnedAway.entries.removeIf { it.value == podKey && it.key != keep }
         synchronized(lock) {
             tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.forEach {
@@ -187,10 +184,7 @@ class WarmupPool(
      * typo'd but valid plans time out behind four failing targets). It takes a slot again, ahead of the
      * queue, as soon as one is free; false when cancelled meanwhile.
      */
-    private fun pauseOutside(
-        entry: Entry,
-        delay: Duration,
-    ): Boolean {
+    private fun pauseOutside(entry: Entry, delay: Duration): Boolean {
         val task = entry.task
         synchronized(lock) { runningBy.remove(entry.owner, entry.node) }
         dispatch()

@@ -18,10 +18,7 @@ class WarmupPools(
     /** True when nothing of the run will start in either pool. */
     fun withdraw(runKey: String) = all().map { it.withdraw(runKey) }.all { it }
 
-    fun cancelPod(
-        podKey: String,
-        keep: String? = null,
-    ) = all().forEach { it.cancelPod(podKey, keep) }
+    fun cancelPod(podKey: String, keep: String? = null) = all().forEach { it.cancelPod(podKey, keep) }
 
     /** Queues [body] in the pool that runs [plan]; false when that queue is full. */
     fun submit(

@@ -32,10 +32,7 @@ enum class WarmupSwitch {
          * `danki.dev/warmup=enabled` turns it on. Only webhook mode caches namespaces (template mode would
          * roll every Deployment of the namespace), so there the labels are empty and the annotation decides.
          */
-        fun of(
-            deployment: Deployment?,
-            namespaceLabels: Map<String, String>,
-        ): WarmupSwitch {
+        fun of(deployment: Deployment?, namespaceLabels: Map<String, String>): WarmupSwitch {
             val own = of(deployment?.metadata?.annotations)
             val namespaceOn = namespaceLabels[Keys.NAMESPACE_OPT_IN_LABEL] == Keys.WARMUP_LABEL_VALUE
             return if (own == ABSENT && deployment != null && namespaceOn) ENABLED else own

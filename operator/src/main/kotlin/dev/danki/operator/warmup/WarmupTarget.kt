@@ -9,10 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod
  */
 object WarmupTarget {
     /** Why danki must not warm [pod] at its pod IP, or null when it may. */
-    fun refusal(
-        pod: Pod,
-        allowHostNetwork: Boolean,
-    ): String? {
+    fun refusal(pod: Pod, allowHostNetwork: Boolean): String? {
         val ip = pod.status?.podIP ?: return null
         val onNodeNetwork = pod.spec?.hostNetwork == true || ip == pod.status?.hostIP
         val listed =

@@ -44,10 +44,7 @@ object Certificates {
     private val random = SecureRandom()
 
     /** A self-signed CA, valid from a minute ago (clock skew) for [validity]. */
-    fun newCa(
-        now: Instant,
-        validity: Duration,
-    ): KeyMaterial {
+    fun newCa(now: Instant, validity: Duration): KeyMaterial {
         val pair = keyPair()
         val name = X500Name("CN=danki-webhook-ca-${now.epochSecond}")
         val builder =
@@ -58,12 +55,7 @@ object Certificates {
     }
 
     /** A serving certificate for [dnsNames], signed by [ca] and never outliving it. */
-    fun newServing(
-        ca: KeyMaterial,
-        dnsNames: List<String>,
-        now: Instant,
-        validity: Duration,
-    ): KeyMaterial {
+    fun newServing(ca: KeyMaterial, dnsNames: List<String>, now: Instant, validity: Duration): KeyMaterial {
         val pair = keyPair()
         val until = minOf(now.plus(validity), ca.notAfter)
         val names = GeneralNames(dnsNames.map { GeneralName(GeneralName.dNSName, it) }.toTypedArray())
@@ -86,10 +78,8 @@ object Certificates {
     }
 
     /** The DNS names the API server may use for the Service: it dials `<service>.<namespace>.svc`. */
-    fun serviceNames(
-        service: String,
-        namespace: String,
-    ) = listOf("$service.$namespace.svc", "$service.$namespace.svc.cluster.local", "$service.$namespace", service)
+    fun serviceNames(service: String, namespace: String) =
+        listOf("$service.$namespace.svc", "$service.$namespace.svc.cluster.local", "$service.$namespace", service)
 
     /** A certificate, or a private key as PKCS#8 (`PRIVATE KEY`, the JDK's own encoding), in PEM. */
     fun pem(value: Any): String {
@@ -156,10 +146,7 @@ object Certificates {
             JcaX509ExtensionUtils().createSubjectKeyIdentifier(pair.public),
         )
 
-    private fun sign(
-        builder: X509v3CertificateBuilder,
-        key: PrivateKey,
-    ): X509Certificate {
+    private fun sign(builder: X509v3CertificateBuilder, key: PrivateKey): X509Certificate {
         val signer = JcaContentSignerBuilder("SHA256withECDSA").build(key)
         return JcaX509CertificateConverter().getCertificate(builder.build(signer))
     }

@@ -35,15 +35,9 @@ class MissedGates(
             object : ResourceEventHandler<Pod> {
                 override fun onAdd(pod: Pod) = check(pod)
 
-                override fun onUpdate(
-                    old: Pod,
-                    pod: Pod,
-                ) = check(pod)
+                override fun onUpdate(old: Pod, pod: Pod) = check(pod)
 
-                override fun onDelete(
-                    pod: Pod,
-                    deletedFinalStateUnknown: Boolean,
-                ) {
+                override fun onDelete(pod: Pod, deletedFinalStateUnknown: Boolean) {
                     seen.remove(pod.metadata.uid)
                 }
             },
@@ -88,10 +82,7 @@ class MissedGates(
          * (null: unknown, so nothing is reported). The entry's time moves with any later change by the same
          * manager, which can only hide a missed pod, never report a pod that was not missed.
          */
-        fun optedInAt(
-            deployment: Deployment,
-            namespace: Namespace? = null,
-        ): Instant? =
+        fun optedInAt(deployment: Deployment, namespace: Namespace? = null): Instant? =
             if (deployment.metadata.annotations
                     .orEmpty()
                     .containsKey(Keys.Annotations.WARMUP)
@@ -101,22 +92,14 @@ class MissedGates(
                 namespace?.let { writtenAt(it, "f:labels", Keys.NAMESPACE_OPT_IN_LABEL) }
             }
 
-        private fun writtenAt(
-            resource: HasMetadata,
-            fieldSet: String,
-            key: String,
-        ): Instant? =
+        private fun writtenAt(resource: HasMetadata, fieldSet: String, key: String): Instant? =
             resource.metadata.managedFields
                 .orEmpty()
                 .filter { owns(it.fieldsV1?.additionalProperties, fieldSet, key) }
                 .mapNotNull { entry -> entry.time?.let { runCatching { Instant.parse(it) }.getOrNull() } }
                 .maxOrNull()
 
-        private fun owns(
-            fields: Map<String, Any>?,
-            fieldSet: String,
-            key: String,
-        ): Boolean {
+        private fun owns(fields: Map<String, Any>?, fieldSet: String, key: String): Boolean {
             val metadata = fields?.get("f:metadata") as? Map<*, *> ?: return false
             val keys = metadata[fieldSet] as? Map<*, *> ?: return false
             return keys.containsKey("f:$key")

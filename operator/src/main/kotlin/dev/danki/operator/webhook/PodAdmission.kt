@@ -41,10 +41,7 @@ class PodAdmission(
         )
     }
 
-    private fun patchOf(
-        request: JsonNode,
-        namespace: String,
-    ): List<Map<String, Any>> {
+    private fun patchOf(request: JsonNode, namespace: String): List<Map<String, Any>> {
         // only pod CREATE is registered; anything else is answered unchanged
         if (request.path("operation").asText() != "CREATE" || request.path("kind").path("kind").asText() != "Pod") {
             return emptyList()

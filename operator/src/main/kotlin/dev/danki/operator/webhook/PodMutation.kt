@@ -42,10 +42,7 @@ object PodMutation {
         return listOf(addGate, addLabel)
     }
 
-    private fun op(
-        path: String,
-        value: Any,
-    ) = mapOf("op" to "add", "path" to path, "value" to value)
+    private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
 
     /** JSON Pointer escaping (RFC 6901): `~` then `/`. */
     private fun escape(key: String) = key.replace("~", "~0").replace("/", "~1")

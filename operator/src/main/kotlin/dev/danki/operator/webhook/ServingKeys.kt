@@ -31,26 +31,18 @@ class ServingKeys : X509ExtendedKeyManager() {
         engine: SSLEngine?,
     ): String? = aliasFor(keyType)
 
-    override fun chooseServerAlias(
-        keyType: String?,
-        issuers: Array<out Principal>?,
-        socket: Socket?,
-    ): String? = aliasFor(keyType)
+    override fun chooseServerAlias(keyType: String?, issuers: Array<out Principal>?, socket: Socket?): String? =
+        aliasFor(keyType)
 
     override fun getCertificateChain(alias: String?): Array<X509Certificate>? = current.get()?.second?.clone()
 
     override fun getPrivateKey(alias: String?): PrivateKey? = current.get()?.first
 
-    override fun getServerAliases(
-        keyType: String?,
-        issuers: Array<out Principal>?,
-    ): Array<String>? = aliasFor(keyType)?.let { arrayOf(it) }
+    override fun getServerAliases(keyType: String?, issuers: Array<out Principal>?): Array<String>? =
+        aliasFor(keyType)?.let { arrayOf(it) }
 
     // the webhook is a server only
-    override fun getClientAliases(
-        keyType: String?,
-        issuers: Array<out Principal>?,
-    ): Array<String>? = null
+    override fun getClientAliases(keyType: String?, issuers: Array<out Principal>?): Array<String>? = null
 
     override fun chooseClientAlias(
         keyType: Array<out String>?,

@@ -73,11 +73,7 @@ data class StoredCertificates(
             return null
         }
 
-        private fun pairOf(
-            text: Map<String, String>,
-            key: String,
-            cert: String,
-        ): KeyMaterial? {
+        private fun pairOf(text: Map<String, String>, key: String, cert: String): KeyMaterial? {
             val keyPem = text[key] ?: return null
             val certPem = text[cert] ?: return null
             return KeyMaterial(Certificates.privateKeyOf(keyPem), Certificates.certificatesOf(certPem).first())

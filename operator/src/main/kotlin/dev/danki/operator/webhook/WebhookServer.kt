@@ -51,11 +51,7 @@ class WebhookServer(
     fun stop() = server.stop()
 
     private inner class Admissions : Handler.Abstract() {
-        override fun handle(
-            request: Request,
-            response: Response,
-            callback: Callback,
-        ): Boolean {
+        override fun handle(request: Request, response: Response, callback: Callback): Boolean {
             val status = statusFor(request)
             if (status != null) {
                 Response.writeError(request, response, callback, status)

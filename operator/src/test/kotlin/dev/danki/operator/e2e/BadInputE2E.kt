@@ -111,10 +111,7 @@ class BadInputE2E {
     }
 
     /** Decided: a gated pod has its gate condition and a finished run; an ungated one is Ready. */
-    private fun settled(
-        case: BadInputCase,
-        now: Snapshot,
-    ): Boolean {
+    private fun settled(case: BadInputCase, now: Snapshot): Boolean {
         val pod = now.podOf(case) ?: return false
         if (case.expect.gateReason == null) return ready(pod)
         val gate = cluster.gateOf(pod) ?: return false
@@ -128,11 +125,7 @@ class BadInputE2E {
             .orEmpty()
             .any { it.type == "Ready" && it.status == "True" }
 
-    private fun observe(
-        case: BadInputCase,
-        end: Snapshot,
-        times: PodTimes,
-    ): Observation {
+    private fun observe(case: BadInputCase, end: Snapshot, times: PodTimes): Observation {
         val pod = end.podOf(case)!!
         val name = pod.metadata.name
         val run = end.runOf(pod)

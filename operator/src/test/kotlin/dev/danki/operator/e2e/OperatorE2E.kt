@@ -71,10 +71,7 @@ class OperatorE2E {
     }
 
     /** Every gated pod of [app] is warmed and there are [count] pods in all. */
-    private fun allWarmed(
-        app: String,
-        count: Int,
-    ) {
+    private fun allWarmed(app: String, count: Int) {
         val current = cluster.gatedPods(app)
         current shouldHaveSize count
         cluster.pods(app) shouldHaveSize count

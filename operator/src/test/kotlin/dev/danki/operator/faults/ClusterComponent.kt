@@ -6,12 +6,7 @@ import java.util.concurrent.TimeUnit
 /** `local-cluster/cluster-restart.sh` on the suite's instance: one control-plane component restarted, back healthy. */
 object ClusterComponent {
     /** Restarts [component] with SIGTERM (or [signal]) and returns once it is healthy; fails otherwise. */
-    fun restart(
-        repo: File,
-        instance: Int,
-        component: String,
-        signal: String = "TERM",
-    ): String {
+    fun restart(repo: File, instance: Int, component: String, signal: String = "TERM"): String {
         val process =
             ProcessBuilder(File(repo, "local-cluster/cluster-restart.sh").path, component)
                 .redirectErrorStream(true)

@@ -26,18 +26,16 @@ class ControlPlaneFaults {
     @AfterAll
     fun stop() = bench.tearDown()
 
-    private fun restartDuringWarmups(
-        name: String,
-        component: String,
-    ) = bench.case(name, "$component restarted during warm-ups", name) { case ->
-        bench.deploy(name, PODS)
-        case.did("deployed $PODS sample pods")
-        val running = bench.awaitRunning(name, 2)
-        case.notes["runningAtFault"] = running.size
-        case.fault("restarted $component (SIGTERM, same command line) with ${running.size} warm-ups running")
-        case.did(ClusterComponent.restart(bench.repo, bench.instance, component))
-        bench.awaitDecided(case, name, PODS, Duration.ofMinutes(DECIDE_MINUTES))
-    }
+    private fun restartDuringWarmups(name: String, component: String) =
+        bench.case(name, "$component restarted during warm-ups", name) { case ->
+            bench.deploy(name, PODS)
+            case.did("deployed $PODS sample pods")
+            val running = bench.awaitRunning(name, 2)
+            case.notes["runningAtFault"] = running.size
+            case.fault("restarted $component (SIGTERM, same command line) with ${running.size} warm-ups running")
+            case.did(ClusterComponent.restart(bench.repo, bench.instance, component))
+            bench.awaitDecided(case, name, PODS, Duration.ofMinutes(DECIDE_MINUTES))
+        }
 
     @Test
     @Order(1)

@@ -51,10 +51,7 @@ class FaultBench(
         cluster.tearDown()
     }
 
-    fun operator(
-        namespace: String = ns,
-        leaseNamespace: String = ns,
-    ): OperatorProcess {
+    fun operator(namespace: String = ns, leaseNamespace: String = ns): OperatorProcess {
         val identity = "$suite-${cluster.suffix}-${started++}"
         return OperatorProcess(identity, listOf(namespace), leaseNamespace, logDir, OPERATOR_ENV)
     }
@@ -81,10 +78,7 @@ class FaultBench(
         client.resource(cluster.deployment(app, replicas, annotations, image, env, gated = true)).create()
     }
 
-    fun scale(
-        app: String,
-        replicas: Int,
-    ) {
+    fun scale(app: String, replicas: Int) {
         client
             .apps()
             .deployments()
@@ -96,11 +90,7 @@ class FaultBench(
     fun runsOf(app: String): List<WarmupRun> = cluster.runs().filter { it.spec.deployment == app }
 
     /** Waits until [count] of [app]'s runs are Running (k6 at work), and returns them. */
-    fun awaitRunning(
-        app: String,
-        count: Int,
-        timeout: Duration = Duration.ofMinutes(4),
-    ): List<WarmupRun> =
+    fun awaitRunning(app: String, count: Int, timeout: Duration = Duration.ofMinutes(4)): List<WarmupRun> =
         eventually(timeout) {
             runsOf(app).filter { it.status?.phase == WarmupRun.PHASE_RUNNING }.also { (it.size >= count) shouldBe true }
         }
@@ -137,10 +127,7 @@ class FaultBench(
     fun decision(pod: Pod): String = cluster.gateOf(pod)?.let { "${it.status}/${it.reason}" } ?: "no-condition"
 
     /** Waits (bounded) until nothing is left behind; records what was left at the end. */
-    fun awaitClean(
-        case: FaultCase,
-        timeout: Duration = Duration.ofSeconds(CLEAN_SECONDS),
-    ) {
+    fun awaitClean(case: FaultCase, timeout: Duration = Duration.ofSeconds(CLEAN_SECONDS)) {
         val from = System.nanoTime()
         var last = Leftovers.of(client, ns, instance, operators)
         val end = from + timeout.toNanos()
@@ -183,12 +170,7 @@ class FaultBench(
      * Runs [body] (deploy, wait, fault, awaitDecided), then checks for leftovers, prints the FAULT
      * line, removes [apps], and fails if anything in the case failed.
      */
-    fun case(
-        name: String,
-        title: String,
-        vararg apps: String,
-        body: (FaultCase) -> Unit,
-    ) {
+    fun case(name: String, title: String, vararg apps: String, body: (FaultCase) -> Unit) {
         val case = FaultCase(name, title)
         var error: Throwable? = null
         try {

@@ -32,12 +32,7 @@ data class Leftovers(
 
     companion object {
         /** Looks now: [instance]'s pods are in 198.18.<instance>.0/24, its netns named `danki<instance>-<uid8>`. */
-        fun of(
-            client: KubernetesClient,
-            ns: String,
-            instance: Int,
-            operators: List<OperatorProcess>,
-        ): Leftovers {
+        fun of(client: KubernetesClient, ns: String, instance: Int, operators: List<OperatorProcess>): Leftovers {
             val pods =
                 client
                     .pods()
@@ -74,10 +69,7 @@ data class Leftovers(
         }
 
         /** k6 processes whose target (BASE_URL) is a pod of this instance, or that descend from an operator. */
-        private fun k6Processes(
-            podPrefix: String,
-            operators: List<OperatorProcess>,
-        ): List<String> {
+        private fun k6Processes(podPrefix: String, operators: List<OperatorProcess>): List<String> {
             val children = operators.flatMap { op -> runCatching { op.k6Children() }.getOrDefault(emptyList()) }
             val byTarget =
                 ProcessHandle.allProcesses().toList().filter { handle ->

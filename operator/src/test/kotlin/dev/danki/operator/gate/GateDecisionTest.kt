@@ -11,11 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource
 class GateDecisionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("table")
-    fun `gate decision table`(
-        case: String,
-        facts: PodFacts,
-        expected: GateDecision,
-    ) {
+    fun `gate decision table`(case: String, facts: PodFacts, expected: GateDecision) {
         withClue(case) { GateDecision.decide(facts) shouldBe expected }
     }
 
@@ -43,11 +39,7 @@ class GateDecisionTest {
                 deadlinePassed = false,
             )
 
-        private fun row(
-            case: String,
-            facts: PodFacts,
-            expected: GateDecision,
-        ) = Arguments.of(case, facts, expected)
+        private fun row(case: String, facts: PodFacts, expected: GateDecision) = Arguments.of(case, facts, expected)
 
         @JvmStatic
         fun table() = gateAndOptOutRows() + runRows() + invalidRows() + retryRows()

@@ -44,11 +44,8 @@ class TemplateGateTest {
         return builder.build()
     }
 
-    private fun change(
-        gate: Boolean,
-        danki: Boolean,
-        switch: WarmupSwitch,
-    ) = this.gate.changeFor(deployment(gate, danki), switch)
+    private fun change(gate: Boolean, danki: Boolean, switch: WarmupSwitch) =
+        this.gate.changeFor(deployment(gate, danki), switch)
 
     @Test
     fun `opt-in adds the gate once`() {

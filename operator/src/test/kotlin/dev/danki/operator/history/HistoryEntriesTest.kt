@@ -8,13 +8,11 @@ import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.Test
 
 class HistoryEntriesTest {
-    private fun entry(
-        run: String,
-        ended: String = "2026-11-24T08:00:00Z",
-    ) = WarmupHistoryEntry().apply {
-        this.run = run
-        completionTime = ended
-    }
+    private fun entry(run: String, ended: String = "2026-11-24T08:00:00Z") =
+        WarmupHistoryEntry().apply {
+            this.run = run
+            completionTime = ended
+        }
 
     @Test
     fun `an entry carries what a runbook needs once the pod is gone`() {

@@ -6,10 +6,7 @@ import java.time.Duration
  * Retries [check] until it passes or [timeout] ends, then fails with its last error. Assertion errors
  * and runtime exceptions (a missing object, a null field) count as "not yet". Bounded in time.
  */
-fun <T> eventually(
-    timeout: Duration,
-    check: () -> T,
-): T {
+fun <T> eventually(timeout: Duration, check: () -> T): T {
     val end = System.nanoTime() + timeout.toNanos()
     while (true) {
         val result = runCatching(check)
@@ -27,10 +24,7 @@ private const val POLL_MILLIS = 200L
  * Checks [check] again and again for [period]: the first failure fails at once. For "nothing happens"
  * claims, which only mean something once the operator is known to have looked (see its callers).
  */
-fun continually(
-    period: Duration,
-    check: () -> Unit,
-) {
+fun continually(period: Duration, check: () -> Unit) {
     val end = System.nanoTime() + period.toNanos()
     while (System.nanoTime() < end) {
         check()

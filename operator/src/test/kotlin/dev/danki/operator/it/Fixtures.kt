@@ -15,10 +15,7 @@ import java.time.temporal.ChronoUnit
 
 /** fabric8 builders for the objects a real cluster would make: no controller-manager or kubelet runs here. */
 object Fixtures {
-    fun namespace(
-        client: KubernetesClient,
-        name: String,
-    ) {
+    fun namespace(client: KubernetesClient, name: String) {
         client
             .namespaces()
             .resource(
@@ -80,12 +77,7 @@ object Fixtures {
             .build()
 
     /** A pod as the ReplicaSet `<deployment>-abc123` would create it, gated. */
-    fun gatedPod(
-        namespace: String,
-        deployment: String,
-        name: String,
-        port: Int,
-    ): Pod =
+    fun gatedPod(namespace: String, deployment: String, name: String, port: Int): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName(name)
@@ -114,12 +106,7 @@ object Fixtures {
             .build()
 
     /** Writes what a kubelet would: running, ContainersReady True, a pod IP, a restart count. */
-    fun markReady(
-        client: KubernetesClient,
-        pod: Pod,
-        ip: String,
-        restarts: Int = 0,
-    ) {
+    fun markReady(client: KubernetesClient, pod: Pod, ip: String, restarts: Int = 0) {
         val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
         val body =
             """

@@ -180,15 +180,13 @@ class HistoryIT {
         writer.close()
     }
 
-    private fun deployment(
-        namespace: String,
-        name: String,
-    ) = space.client
-        .apps()
-        .deployments()
-        .inNamespace(namespace)
-        .withName(name)
-        .get()
+    private fun deployment(namespace: String, name: String) =
+        space.client
+            .apps()
+            .deployments()
+            .inNamespace(namespace)
+            .withName(name)
+            .get()
 
     private fun entry(run: String) =
         WarmupHistoryEntry().apply {

@@ -45,10 +45,7 @@ class ItNamespace(
             .withName(name)
             .get()
 
-    fun editDeployment(
-        name: String,
-        edit: (Deployment) -> Unit,
-    ): Deployment =
+    fun editDeployment(name: String, edit: (Deployment) -> Unit): Deployment =
         client
             .apps()
             .deployments()
@@ -84,11 +81,7 @@ class ItNamespace(
     fun create(deployment: Deployment): Deployment = client.resource(deployment).create()
 
     /** A gated pod of [deployment] that a kubelet has marked ready at 127.0.0.1. */
-    fun createReadyPod(
-        deployment: String,
-        name: String,
-        port: Int,
-    ): Pod {
+    fun createReadyPod(deployment: String, name: String, port: Int): Pod {
         val pod = client.resource(Fixtures.gatedPod(ns, deployment, name, port)).create()
         Fixtures.markReady(client, pod, "127.0.0.1")
         return pod

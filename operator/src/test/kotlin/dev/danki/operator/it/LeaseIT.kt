@@ -28,10 +28,7 @@ class LeaseIT {
     private val space = ItNamespace("danki-it-lease")
     private val leases = space.client.leases().inNamespace(space.ns)
 
-    private fun lease(
-        name: String,
-        holder: String?,
-    ): Lease =
+    private fun lease(name: String, holder: String?): Lease =
         space.client
             .resource(
                 LeaseBuilder()

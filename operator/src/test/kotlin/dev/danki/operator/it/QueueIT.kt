@@ -50,10 +50,8 @@ class QueueIT {
             .lines()
             .single { it.startsWith("danki_warmups_queued ") }
 
-    private fun settings(
-        timeout: String,
-        port: Int,
-    ) = mapOf(Annotations.WARMUP to "enabled", Annotations.TIMEOUT to timeout, Annotations.PORT to "$port")
+    private fun settings(timeout: String, port: Int) =
+        mapOf(Annotations.WARMUP to "enabled", Annotations.TIMEOUT to timeout, Annotations.PORT to "$port")
 
     @Test
     fun `a pod queued past its timeout fails with Timeout and k6 never starts for it`() {

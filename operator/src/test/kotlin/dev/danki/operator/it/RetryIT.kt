@@ -66,17 +66,15 @@ class RetryIT {
             space.gate(pod)!!.status shouldBe "False"
         }
 
-    private fun warmedAgain(
-        pod: String,
-        cause: String,
-    ) = eventually(Duration.ofSeconds(40)) {
-        val status = space.run(pod)!!.status
-        status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
-        status.retries shouldBe 1
-        status.retryCause!! shouldContain cause
-        space.gate(pod)!!.reason shouldBe Keys.GateReasons.WARMED_UP
-        space.events(pod).map { it.reason } shouldContain Keys.EventReasons.WARMUP_RETRIED
-    }
+    private fun warmedAgain(pod: String, cause: String) =
+        eventually(Duration.ofSeconds(40)) {
+            val status = space.run(pod)!!.status
+            status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+            status.retries shouldBe 1
+            status.retryCause!! shouldContain cause
+            space.gate(pod)!!.reason shouldBe Keys.GateReasons.WARMED_UP
+            space.events(pod).map { it.reason } shouldContain Keys.EventReasons.WARMUP_RETRIED
+        }
 
     @Test
     fun `a closed failure is warmed again once the user annotates the pod with a new rewarm value`() {

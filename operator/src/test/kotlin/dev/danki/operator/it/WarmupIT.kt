@@ -197,10 +197,7 @@ class WarmupIT {
                 .withName("restart-abc123-x1")
                 .watch(
                     object : Watcher<Pod> {
-                        override fun eventReceived(
-                            action: Watcher.Action,
-                            resource: Pod,
-                        ) {
+                        override fun eventReceived(action: Watcher.Action, resource: Pod) {
                             PodGate.conditionOf(resource)?.let { c -> "${c.status}/${c.reason}" }?.let {
                                 if (seen.lastOrNull() != it) seen += it
                             }

@@ -6,10 +6,7 @@ import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.Test
 
 class PodOwnersTest {
-    private fun pod(
-        owner: String?,
-        hash: String?,
-    ): Pod =
+    private fun pod(owner: String?, hash: String?): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName("p")

@@ -45,17 +45,15 @@ class GatedPodsTest {
             }.endStatus()
             .build()
 
-    private fun run(
-        phase: String?,
-        deadline: Instant? = null,
-    ) = WarmupRun().apply {
-        spec = WarmupRunSpec()
-        status =
-            WarmupRunStatus().apply {
-                this.phase = phase
-                this.deadline = deadline?.toString()
-            }
-    }
+    private fun run(phase: String?, deadline: Instant? = null) =
+        WarmupRun().apply {
+            spec = WarmupRunSpec()
+            status =
+                WarmupRunStatus().apply {
+                    this.phase = phase
+                    this.deadline = deadline?.toString()
+                }
+        }
 
     @Test
     fun `gated pods are counted per Deployment and state`() {

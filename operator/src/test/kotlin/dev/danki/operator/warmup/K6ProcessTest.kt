@@ -10,10 +10,8 @@ import org.junit.jupiter.api.Test
 class K6ProcessTest {
     private fun fixture(name: String) = K6SummaryParser.parse(javaClass.getResource("/k6/$name")!!.readText())
 
-    private fun failed(
-        summary: K6Summary,
-        maxErrorRatio: Double = 0.05,
-    ) = K6Process.classify(summary, maxErrorRatio).shouldBeInstanceOf<K6Outcome.Failed>()
+    private fun failed(summary: K6Summary, maxErrorRatio: Double = 0.05) =
+        K6Process.classify(summary, maxErrorRatio).shouldBeInstanceOf<K6Outcome.Failed>()
 
     @Test
     fun `a converged run is a success`() {

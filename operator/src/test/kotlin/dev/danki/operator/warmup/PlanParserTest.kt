@@ -25,10 +25,8 @@ class PlanParserTest {
             .endContainer()
             .build()
 
-    private fun port(
-        name: String?,
-        number: Int,
-    ) = ContainerPortBuilder().withName(name).withContainerPort(number).build()
+    private fun port(name: String?, number: Int) =
+        ContainerPortBuilder().withName(name).withContainerPort(number).build()
 
     private val podSpec = spec("metrics" to 9090, "http" to 8080)
 
@@ -67,10 +65,7 @@ class PlanParserTest {
 
     @ParameterizedTest
     @CsvSource("8081,8081", "metrics,9090", "http,8080")
-    fun `port accepts a number or a container port name`(
-        raw: String,
-        port: Int,
-    ) {
+    fun `port accepts a number or a container port name`(raw: String, port: Int) {
         parse(Annotations.PORT to raw).plan!!.port shouldBe port
     }
 

@@ -33,11 +33,7 @@ class WarmupAttemptsTest {
                 startedAttempts = attempt
             }
 
-            override fun attemptFailed(
-                attempt: Int,
-                failure: K6Outcome.Failed,
-                retryIn: Duration,
-            ) {
+            override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration) {
                 failures += failure
             }
         }
@@ -56,10 +52,7 @@ class WarmupAttemptsTest {
     private fun fixture(name: String) = File(javaClass.getResource("/k6/$name")!!.toURI()).path
 
     /** A k6 stand-in: each run appends to `runs`; runs up to [crashes] exit 3, later ones write [summary]. */
-    private fun fakeK6(
-        summary: String,
-        crashes: Int = 0,
-    ): String {
+    private fun fakeK6(summary: String, crashes: Int = 0): String {
         val script = File(dir, "k6")
         script.writeText(
             """

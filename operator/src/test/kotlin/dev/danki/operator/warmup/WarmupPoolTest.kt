@@ -26,13 +26,10 @@ class WarmupPoolTest {
         val stillQueued: Boolean,
     )
 
-    private fun newPool(
-        capacity: Int = 10,
-        slots: Int = 1,
-        shares: FairShare = FairShare.unlimited(slots),
-    ) = WarmupPool(slots, capacity, { running, queued -> gauges += running to queued }, shares) { task, crash ->
-        finished += Finished(task.runKey, crash, pool.isRunning(task.runKey), pool.isQueued(task.runKey))
-    }.also { pool = it }
+    private fun newPool(capacity: Int = 10, slots: Int = 1, shares: FairShare = FairShare.unlimited(slots)) =
+        WarmupPool(slots, capacity, { running, queued -> gauges += running to queued }, shares) { task, crash ->
+            finished += Finished(task.runKey, crash, pool.isRunning(task.runKey), pool.isQueued(task.runKey))
+        }.also { pool = it }
 
     /** Submits a run that blocks its worker until the returned latch is released. */
     private fun blocking(

@@ -10,16 +10,13 @@ import org.junit.jupiter.api.Test
 import java.time.Instant
 
 class MissedGatesTest {
-    private fun entry(
-        time: String,
-        fieldSet: String,
-        key: String,
-    ) = ManagedFieldsEntry().apply {
-        manager = "kubectl"
-        this.time = time
-        val owned = mapOf(fieldSet to mapOf("f:$key" to emptyMap<String, Any>()))
-        fieldsV1 = FieldsV1().apply { setAdditionalProperty("f:metadata", owned) }
-    }
+    private fun entry(time: String, fieldSet: String, key: String) =
+        ManagedFieldsEntry().apply {
+            manager = "kubectl"
+            this.time = time
+            val owned = mapOf(fieldSet to mapOf("f:$key" to emptyMap<String, Any>()))
+            fieldsV1 = FieldsV1().apply { setAdditionalProperty("f:metadata", owned) }
+        }
 
     private val labelledAt = "2026-11-23T08:00:00Z"
     private val namespace =

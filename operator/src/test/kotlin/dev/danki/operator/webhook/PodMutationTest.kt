@@ -19,10 +19,7 @@ class PodMutationTest {
             .endMetadata()
             .build()
 
-    private fun pod(
-        gates: List<String> = emptyList(),
-        labels: Map<String, String>? = mapOf("app" to "exam"),
-    ): Pod =
+    private fun pod(gates: List<String> = emptyList(), labels: Map<String, String>? = mapOf("app" to "exam")): Pod =
         PodBuilder()
             .withNewMetadata()
             .withGenerateName("exam-abc-")

@@ -14,10 +14,7 @@ class StoredCertificatesTest {
     private val ca = Duration.ofMinutes(90)
     private val t0 = Instant.parse("2026-11-23T10:00:00Z")
 
-    private fun next(
-        stored: StoredCertificates?,
-        at: Instant,
-    ) = StoredCertificates.next(stored, names, at, cert, ca)
+    private fun next(stored: StoredCertificates?, at: Instant) = StoredCertificates.next(stored, names, at, cert, ca)
 
     @Test
     fun `an empty Secret gets a CA and a serving certificate for the Service's names, signed by it`() {

@@ -34,10 +34,8 @@ class WebhookServerTest {
     private val names = listOf("localhost")
     private val json = ObjectMapper()
 
-    private fun deploymentOf(
-        namespace: String,
-        name: String,
-    ) = deployment.takeIf { namespace == "shop" && name == "exam" }
+    private fun deploymentOf(namespace: String, name: String) =
+        deployment.takeIf { namespace == "shop" && name == "exam" }
 
     @AfterEach
     fun stop() = server.stop()

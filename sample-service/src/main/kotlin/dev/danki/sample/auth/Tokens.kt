@@ -30,10 +30,7 @@ class Tokens(
     private val keySpec = SecretKeySpec(key, HMAC)
 
     /** A token for [username] when [password] is the account's, else null. */
-    fun login(
-        username: String,
-        password: String,
-    ): String? {
+    fun login(username: String, password: String): String? {
         // compare both in constant time, so the answer's timing tells nothing about either
         val userOk = sameBytes(username, account.username)
         val passwordOk = sameBytes(password, account.password)
@@ -60,10 +57,8 @@ class Tokens(
         return mac.doFinal(payload.toByteArray())
     }
 
-    private fun sameBytes(
-        given: String,
-        expected: String,
-    ) = MessageDigest.isEqual(given.toByteArray(), expected.toByteArray())
+    private fun sameBytes(given: String, expected: String) =
+        MessageDigest.isEqual(given.toByteArray(), expected.toByteArray())
 
     companion object {
         /** An hour: longer than any warm-up, short enough that a leaked demo token soon dies. */

@@ -34,10 +34,7 @@ object ConfigLoader {
      * [yaml] holds the file's values by [Setting.key]; [env] is the process environment.
      * Returns the config, or a [ConfigException] listing every bad setting.
      */
-    fun load(
-        yaml: Map<String, String>,
-        env: Map<String, String>,
-    ): Result<ServiceConfig> {
+    fun load(yaml: Map<String, String>, env: Map<String, String>): Result<ServiceConfig> {
         val errors = mutableListOf<String>()
         val reader = SettingReader(yaml, env, errors)
         val defaults = ServiceConfig()

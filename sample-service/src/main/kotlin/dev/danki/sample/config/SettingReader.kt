@@ -28,10 +28,7 @@ internal class SettingReader(
         return raw.value.trim()
     }
 
-    fun int(
-        setting: Setting,
-        range: IntRange,
-    ): Int? {
+    fun int(setting: Setting, range: IntRange): Int? {
         val raw = raw(setting) ?: return null
         val value = raw.value.trim().toIntOrNull()
         if (value == null || value !in range) {

@@ -74,19 +74,17 @@ class Database(
                 "CREATE INDEX IF NOT EXISTS exam_submission_candidate ON exam_submission (candidate_id)",
             )
 
-        fun hikariConfig(
-            settings: DatabaseSettings,
-            registry: MeterRegistry?,
-        ) = HikariConfig().apply {
-            jdbcUrl = settings.url
-            if (settings.user.isNotEmpty()) username = settings.user
-            if (settings.password.isNotEmpty()) password = settings.password
-            maximumPoolSize = settings.poolSize
-            poolName = "db"
-            // wait for a connection rather than failing fast: the experiments queue on purpose
-            connectionTimeout = CONNECTION_TIMEOUT_MS
-            registry?.let { metricsTrackerFactory = MicrometerMetricsTrackerFactory(it) }
-        }
+        fun hikariConfig(settings: DatabaseSettings, registry: MeterRegistry?) =
+            HikariConfig().apply {
+                jdbcUrl = settings.url
+                if (settings.user.isNotEmpty()) username = settings.user
+                if (settings.password.isNotEmpty()) password = settings.password
+                maximumPoolSize = settings.poolSize
+                poolName = "db"
+                // wait for a connection rather than failing fast: the experiments queue on purpose
+                connectionTimeout = CONNECTION_TIMEOUT_MS
+                registry?.let { metricsTrackerFactory = MicrometerMetricsTrackerFactory(it) }
+            }
 
         /** Longer than the slowest experiment's queue (100 requests of 3 s over 8 threads). */
         const val CONNECTION_TIMEOUT_MS = 120_000L

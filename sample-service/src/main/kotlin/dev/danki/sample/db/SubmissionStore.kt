@@ -18,10 +18,7 @@ class SubmissionStore(
     private val database: Database,
 ) {
     /** Inserts [submission] and its answers in one transaction; returns the new id (also for a rollback). */
-    fun save(
-        submission: StoredSubmission,
-        rollback: Boolean,
-    ): Long =
+    fun save(submission: StoredSubmission, rollback: Boolean): Long =
         database.jdbi.open().use { handle ->
             handle.begin()
             var committed = false
@@ -39,10 +36,7 @@ class SubmissionStore(
             }
         }
 
-    private fun insertSubmission(
-        handle: Handle,
-        submission: StoredSubmission,
-    ): Long =
+    private fun insertSubmission(handle: Handle, submission: StoredSubmission): Long =
         handle
             .createUpdate(
                 """
@@ -59,11 +53,7 @@ class SubmissionStore(
             .mapTo(Long::class.java)
             .one()
 
-    private fun insertAnswers(
-        handle: Handle,
-        submissionId: Long,
-        pointsByQuestion: Map<Int, Double>,
-    ) {
+    private fun insertAnswers(handle: Handle, submissionId: Long, pointsByQuestion: Map<Int, Double>) {
         val batch =
             handle.prepareBatch(
                 "INSERT INTO exam_answer (submission_id, question_id, points) VALUES (:id, :questionId, :points)",

@@ -12,10 +12,7 @@ object ExamScorer {
     private const val TOLERANCE_FOR_HALF = 2.0
 
     /** Points by question id, for every question in the exam. */
-    fun score(
-        graded: GradedExam,
-        sheet: AnswerSheet,
-    ): Map<Int, Double> {
+    fun score(graded: GradedExam, sheet: AnswerSheet): Map<Int, Double> {
         val answers = sheet.answers.associateBy { it.questionId }
         return graded.exam.questions.associate { question ->
             val answer = answers[question.id]
@@ -26,10 +23,7 @@ object ExamScorer {
     }
 
     /** The fraction of a question's points that [answer] earns; an answer of the wrong kind earns none. */
-    private fun share(
-        correct: CorrectAnswer,
-        answer: Answer,
-    ): Double =
+    private fun share(correct: CorrectAnswer, answer: Answer): Double =
         when (correct) {
             is CorrectAnswer.Single -> {
                 (answer as? SingleChoiceAnswer)?.let { allOrNothing(it.choice == correct.choice) }
@@ -59,19 +53,13 @@ object ExamScorer {
     private fun allOrNothing(right: Boolean) = if (right) 1.0 else 0.0
 
     /** Right choices minus wrong ones, over the number of right ones. */
-    private fun multipleShare(
-        correct: CorrectAnswer.Multiple,
-        answer: MultipleChoiceAnswer,
-    ): Double {
+    private fun multipleShare(correct: CorrectAnswer.Multiple, answer: MultipleChoiceAnswer): Double {
         val right = answer.choices.count { it in correct.choices }
         val wrong = answer.choices.size - right
         return (right - wrong).toDouble() / correct.choices.size
     }
 
-    private fun numericShare(
-        correct: CorrectAnswer.Numeric,
-        value: Double,
-    ): Double {
+    private fun numericShare(correct: CorrectAnswer.Numeric, value: Double): Double {
         val off = abs(value - correct.value)
         return when {
             off <= correct.tolerance -> 1.0
@@ -80,10 +68,7 @@ object ExamScorer {
         }
     }
 
-    private fun textShare(
-        correct: CorrectAnswer.Text,
-        text: String,
-    ): Double {
+    private fun textShare(correct: CorrectAnswer.Text, text: String): Double {
         val answer = TextSimilarity.normalise(text)
         val similarity = correct.modelAnswers.maxOf { TextSimilarity.similarity(answer, TextSimilarity.normalise(it)) }
         val cover = TextSimilarity.keywordCover(answer, correct.keywords)
@@ -91,10 +76,7 @@ object ExamScorer {
     }
 
     /** Share of item pairs the answer puts in the same relative order as the key. */
-    private fun orderedPairs(
-        key: List<Int>,
-        answer: List<Int>,
-    ): Double {
+    private fun orderedPairs(key: List<Int>, answer: List<Int>): Double {
         val position = IntArray(answer.size)
         answer.forEachIndexed { index, item -> position[item] = index }
         var agreeing = 0

@@ -29,11 +29,7 @@ class ExamService(
     fun exam(id: Int): Exam? = catalog.find(id)?.exam
 
     /** Validates and scores [sheet]; [warmup] rolls the database write back. Blocks on the database. */
-    fun submit(
-        examId: Int,
-        sheet: AnswerSheet,
-        warmup: Boolean,
-    ): SubmissionOutcome {
+    fun submit(examId: Int, sheet: AnswerSheet, warmup: Boolean): SubmissionOutcome {
         val graded = catalog.find(examId) ?: return SubmissionOutcome.UnknownExam
         val problems = SheetValidator.problems(graded.exam, sheet)
         if (problems.isNotEmpty()) return SubmissionOutcome.Invalid(problems)
@@ -62,11 +58,7 @@ class ExamService(
         )
     }
 
-    private fun receipt(
-        examId: Int,
-        candidateId: String,
-        points: Map<Int, Double>,
-    ): String {
+    private fun receipt(examId: Int, candidateId: String, points: Map<Int, Double>): String {
         val canonical =
             points.toSortedMap().entries.joinToString(",", prefix = "$examId|$candidateId|") { "${it.key}=${it.value}" }
         val digest = MessageDigest.getInstance("SHA-256").digest(canonical.toByteArray())

@@ -6,10 +6,7 @@ import kotlin.random.Random
 internal class QuestionFactory(
     private val random: Random,
 ) {
-    fun create(
-        id: Int,
-        kind: QuestionKind,
-    ): Pair<Question, CorrectAnswer> =
+    fun create(id: Int, kind: QuestionKind): Pair<Question, CorrectAnswer> =
         when (kind) {
             QuestionKind.SINGLE -> {
                 SingleChoiceQuestion(id, prompt(id), 1.0, options()) to CorrectAnswer.Single(random.nextInt(OPTIONS))

@@ -5,10 +5,7 @@ object SheetValidator {
     private val CANDIDATE_ID = Regex("^[A-Za-z0-9][A-Za-z0-9._-]{2,63}$")
 
     /** Every reason [sheet] cannot be scored against [exam]. */
-    fun problems(
-        exam: Exam,
-        sheet: AnswerSheet,
-    ): List<String> {
+    fun problems(exam: Exam, sheet: AnswerSheet): List<String> {
         val problems = mutableListOf<String>()
         if (!CANDIDATE_ID.matches(sheet.candidateId)) {
             problems += "candidateId '${sheet.candidateId}': expected 3-64 letters, digits, '.', '_' or '-'"
@@ -26,10 +23,7 @@ object SheetValidator {
         return problems
     }
 
-    private fun answerProblems(
-        question: Question,
-        answer: Answer,
-    ): List<String> =
+    private fun answerProblems(question: Question, answer: Answer): List<String> =
         when (question) {
             is SingleChoiceQuestion -> {
                 (answer as? SingleChoiceAnswer)?.let { listOfNotNull(outOfRange(it.choice, question.options.size)) }
@@ -56,24 +50,15 @@ object SheetValidator {
             }
         } ?: listOf("answer type does not match the question")
 
-    private fun numericProblem(
-        question: NumericQuestion,
-        answer: NumericAnswer,
-    ): String? =
+    private fun numericProblem(question: NumericQuestion, answer: NumericAnswer): String? =
         "value ${answer.value} not in ${question.min}..${question.max}"
             .takeUnless { answer.value.isFinite() && answer.value in question.min..question.max }
 
-    private fun orderingProblem(
-        question: OrderingQuestion,
-        answer: OrderingAnswer,
-    ): String? =
+    private fun orderingProblem(question: OrderingQuestion, answer: OrderingAnswer): String? =
         "order must list each of 0..${question.items.size - 1} once"
             .takeUnless { answer.order.sorted() == question.items.indices.toList() }
 
-    private fun multipleProblems(
-        question: MultipleChoiceQuestion,
-        answer: MultipleChoiceAnswer,
-    ): List<String> {
+    private fun multipleProblems(question: MultipleChoiceQuestion, answer: MultipleChoiceAnswer): List<String> {
         val problems = answer.choices.mapNotNull { outOfRange(it, question.options.size) }.toMutableList()
         if (answer.choices.toSet().size != answer.choices.size) problems += "choices repeat"
         if (answer.choices.size !in question.minSelections..question.maxSelections) {
@@ -83,10 +68,7 @@ object SheetValidator {
         return problems
     }
 
-    private fun textProblems(
-        question: TextQuestion,
-        answer: TextAnswer,
-    ): List<String> {
+    private fun textProblems(question: TextQuestion, answer: TextAnswer): List<String> {
         val length = answer.text.trim().length
         return listOfNotNull(
             "text of $length characters, expected ${question.minLength}..${question.maxLength}"
@@ -95,8 +77,6 @@ object SheetValidator {
         )
     }
 
-    private fun outOfRange(
-        choice: Int,
-        options: Int,
-    ): String? = "choice $choice not in 0..${options - 1}".takeUnless { choice in 0 until options }
+    private fun outOfRange(choice: Int, options: Int): String? =
+        "choice $choice not in 0..${options - 1}".takeUnless { choice in 0 until options }
 }

@@ -8,30 +8,21 @@ object TextSimilarity {
     fun normalise(text: String): String = text.lowercase().replace(NOT_WORD, " ").trim()
 
     /** 1.0 for equal strings down to 0.0, from the Levenshtein distance over the longer length. */
-    fun similarity(
-        a: String,
-        b: String,
-    ): Double {
+    fun similarity(a: String, b: String): Double {
         val longest = maxOf(a.length, b.length)
         if (longest == 0) return 1.0
         return 1.0 - levenshtein(a, b).toDouble() / longest
     }
 
     /** Share of [keywords] that appear as whole words in the normalised [text]. */
-    fun keywordCover(
-        text: String,
-        keywords: List<String>,
-    ): Double {
+    fun keywordCover(text: String, keywords: List<String>): Double {
         if (keywords.isEmpty()) return 1.0
         val words = text.split(' ').toSet()
         return keywords.count { it in words }.toDouble() / keywords.size
     }
 
     /** Classic two-row dynamic programme: O(a*b) time, the part of scoring the JIT speeds up most. */
-    fun levenshtein(
-        a: String,
-        b: String,
-    ): Int {
+    fun levenshtein(a: String, b: String): Int {
         var previous = IntArray(b.length + 1) { it }
         var current = IntArray(b.length + 1)
         for (i in 1..a.length) {

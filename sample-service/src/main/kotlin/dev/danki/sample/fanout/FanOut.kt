@@ -43,11 +43,7 @@ class FanOut(
     private val threadCensus: ThreadCensus,
 ) {
     /** Runs the fan-out; concurrent /fanout calls share the JVM-wide peak, so run one at a time. */
-    suspend fun run(
-        n: Int,
-        mode: FanOutMode,
-        downstream: URI,
-    ): FanOutReport {
+    suspend fun run(n: Int, mode: FanOutMode, downstream: URI): FanOutReport {
         val before = threadCensus.take().liveThreads
         threadCensus.resetPeak()
         val started = System.nanoTime()
@@ -71,10 +67,7 @@ class FanOut(
         )
     }
 
-    private suspend fun call(
-        mode: FanOutMode,
-        downstream: URI,
-    ) {
+    private suspend fun call(mode: FanOutMode, downstream: URI) {
         when (mode) {
             FanOutMode.BLOCKING -> {
                 withContext(Dispatchers.IO) {

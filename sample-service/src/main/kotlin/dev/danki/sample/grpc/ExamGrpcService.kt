@@ -19,19 +19,13 @@ import dev.danki.sample.grpc.v1.ExamResult as ExamResultMessage
 class ExamGrpcService(
     private val exams: ExamService,
 ) : ExamServiceGrpc.ExamServiceImplBase() {
-    override fun getExam(
-        request: GetExamRequest,
-        responseObserver: StreamObserver<ExamMessage>,
-    ) {
+    override fun getExam(request: GetExamRequest, responseObserver: StreamObserver<ExamMessage>) {
         val exam = exams.exam(request.id) ?: return responseObserver.onError(noSuchExam(request.id))
         responseObserver.onNext(exam.toMessage())
         responseObserver.onCompleted()
     }
 
-    override fun submitAnswers(
-        request: SubmitAnswersRequest,
-        responseObserver: StreamObserver<ExamResultMessage>,
-    ) {
+    override fun submitAnswers(request: SubmitAnswersRequest, responseObserver: StreamObserver<ExamResultMessage>) {
         val sheet =
             try {
                 request.toSheet()

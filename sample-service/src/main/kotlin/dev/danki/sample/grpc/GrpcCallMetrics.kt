@@ -24,10 +24,7 @@ class GrpcCallMetrics(
         val method = call.methodDescriptor.fullMethodName
         val timed =
             object : ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT>(call) {
-                override fun close(
-                    status: Status,
-                    trailers: Metadata,
-                ) {
+                override fun close(status: Status, trailers: Metadata) {
                     val duration = Duration.ofNanos(System.nanoTime() - started)
                     if (warmup) {
                         metrics.recordWarmup(method, GRPC_METHOD, status.code.value(), duration)

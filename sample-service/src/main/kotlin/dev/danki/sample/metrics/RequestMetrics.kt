@@ -32,10 +32,7 @@ val RequestMetrics =
         on(ResponseSent) { call -> record(metrics, call) }
     }
 
-private fun record(
-    metrics: ServiceMetrics,
-    call: ApplicationCall,
-) {
+private fun record(metrics: ServiceMetrics, call: ApplicationCall) {
     val started = call.attributes.getOrNull(startedAt) ?: return
     val duration = Duration.ofNanos(System.nanoTime() - started)
     val route = call.attributes.getOrNull(routeTemplate) ?: "unmatched"

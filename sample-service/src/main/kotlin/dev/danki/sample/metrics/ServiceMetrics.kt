@@ -69,12 +69,7 @@ class ServiceMetrics : AutoCloseable {
     }
 
     /** Records a business request's latency by route template, method and status. */
-    fun recordRequest(
-        route: String,
-        method: String,
-        status: Int,
-        duration: Duration,
-    ) {
+    fun recordRequest(route: String, method: String, status: Int, duration: Duration) {
         Timer
             .builder("danki_sample_http_server_requests")
             .description("Latency of business requests (warm-up requests excluded)")
@@ -85,11 +80,7 @@ class ServiceMetrics : AutoCloseable {
     }
 
     /** Records a business gRPC call's latency by full method name and status code name. */
-    fun recordGrpcCall(
-        method: String,
-        status: String,
-        duration: Duration,
-    ) {
+    fun recordGrpcCall(method: String, status: String, duration: Duration) {
         Timer
             .builder("danki_sample_grpc_server_requests")
             .description("Latency of business gRPC calls (warm-up calls excluded)")
@@ -100,12 +91,7 @@ class ServiceMetrics : AutoCloseable {
     }
 
     /** Records a warm-up request, kept out of [recordRequest]'s business histogram. */
-    fun recordWarmup(
-        route: String,
-        method: String,
-        status: Int,
-        duration: Duration,
-    ) {
+    fun recordWarmup(route: String, method: String, status: Int, duration: Duration) {
         Counter
             .builder("danki_sample_warmup_requests")
             .description("Requests that carried X-Danki-Warmup: 1")

@@ -45,10 +45,7 @@ private fun RoutingCall.bearerToken(): String? {
 
 private const val BEARER = "Bearer "
 
-private suspend fun RoutingCall.unauthorized(
-    challenge: String,
-    problem: String,
-) {
+private suspend fun RoutingCall.unauthorized(challenge: String, problem: String) {
     response.header(HttpHeaders.WWWAuthenticate, challenge)
     respond(HttpStatusCode.Unauthorized, ValidationErrors(listOf(problem)))
 }

@@ -19,10 +19,7 @@ private const val DEFAULT_SLOW_MS = 3000
  * `/fanout` calls a slow downstream n times at once (experiment 3); `/slow` is that downstream,
  * answering after `ms` without holding a thread.
  */
-fun Route.fanOutRoutes(
-    fanOut: FanOut,
-    selfBaseUrl: String,
-) {
+fun Route.fanOutRoutes(fanOut: FanOut, selfBaseUrl: String) {
     get("/fanout") {
         val n = call.intQuery("n", 1..MAX_FANOUT, DEFAULT_FANOUT)
         val modeName = call.request.queryParameters["mode"] ?: "blocking"

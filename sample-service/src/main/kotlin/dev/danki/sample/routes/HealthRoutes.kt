@@ -15,11 +15,7 @@ import kotlinx.coroutines.withContext
 private val PROMETHEUS_TEXT = ContentType.parse("text/plain; version=0.0.4; charset=utf-8")
 
 /** Liveness, readiness (the database answers) and Prometheus metrics. */
-fun Route.healthRoutes(
-    database: Database,
-    metrics: ServiceMetrics,
-    threadCensus: ThreadCensus,
-) {
+fun Route.healthRoutes(database: Database, metrics: ServiceMetrics, threadCensus: ThreadCensus) {
     get("/healthz") { call.respondText("ok\n") }
     get("/readyz") {
         val reachable = withContext(Dispatchers.IO) { database.isReachable() }

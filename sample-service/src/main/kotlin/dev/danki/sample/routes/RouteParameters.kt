@@ -14,11 +14,7 @@ internal fun RoutingCall.sleepSeconds(): Double {
 }
 
 /** Query parameter [name] as a whole number in [range], [default] when absent, or a 400. */
-internal fun RoutingCall.intQuery(
-    name: String,
-    range: IntRange,
-    default: Int,
-): Int {
+internal fun RoutingCall.intQuery(name: String, range: IntRange, default: Int): Int {
     val raw = request.queryParameters[name] ?: return default
     val value = raw.toIntOrNull()
     if (value == null || value !in range) {

@@ -41,10 +41,7 @@ fun Route.sleepRoutes(sleepQuery: SleepQuery) {
 }
 
 /** Runs the query on the calling thread and returns that thread's name. */
-private fun sleepOnCurrentThread(
-    sleepQuery: SleepQuery,
-    seconds: Double,
-): String {
+private fun sleepOnCurrentThread(sleepQuery: SleepQuery, seconds: Double): String {
     sleepQuery.sleep(seconds)
     return currentThreadName()
 }
@@ -52,10 +49,7 @@ private fun sleepOnCurrentThread(
 /** The OS thread's name, without the ` @coroutine#N` suffix that coroutine debug mode (-ea) appends. */
 private fun currentThreadName(): String = Thread.currentThread().name.substringBefore(" @")
 
-private suspend fun RoutingCall.sleepAndRespond(
-    route: String,
-    sleep: suspend (Double) -> String,
-) {
+private suspend fun RoutingCall.sleepAndRespond(route: String, sleep: suspend (Double) -> String) {
     val seconds = sleepSeconds()
     val requestThread = currentThreadName()
     val started = System.nanoTime()

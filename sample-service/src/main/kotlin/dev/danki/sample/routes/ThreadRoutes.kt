@@ -16,10 +16,7 @@ private const val DEFAULT_RELAY_MS = 1000
  * `/threads` reports live threads by pool and their reserved stack; `/relay` waits on this service's
  * own `/slow` either thread-per-request or event-loop style, so `/threads` under load shows the cost (experiment 4).
  */
-fun Route.threadRoutes(
-    threadCensus: ThreadCensus,
-    relay: Relay,
-) {
+fun Route.threadRoutes(threadCensus: ThreadCensus, relay: Relay) {
     get("/threads") { call.respond(threadCensus.take()) }
     get("/relay") {
         val modeName = call.request.queryParameters["mode"] ?: RelayMode.EVENT_LOOP.label

@@ -46,10 +46,7 @@ class Relay(
     private val perRequest = executor.asCoroutineDispatcher()
 
     /** Waits for `/slow?ms=[ms]` and returns its body. */
-    suspend fun forward(
-        mode: RelayMode,
-        ms: Long,
-    ): String {
+    suspend fun forward(mode: RelayMode, ms: Long): String {
         val url = "$selfBaseUrl/slow?ms=$ms"
         return when (mode) {
             RelayMode.THREAD_PER_REQUEST -> withContext(perRequest) { URI(url).toURL().readText() }

@@ -3,10 +3,7 @@ package dev.danki.sample.exam
 /** Answer sheets built from an exam's own key: the right answers, so scores are known. */
 object ExamFixtures {
     /** The correct answer to every question of [graded]. */
-    fun perfectSheet(
-        graded: GradedExam,
-        candidateId: String = "candidate-1",
-    ): AnswerSheet =
+    fun perfectSheet(graded: GradedExam, candidateId: String = "candidate-1"): AnswerSheet =
         AnswerSheet(
             candidateId,
             graded.exam.questions.map { question ->

@@ -26,15 +26,15 @@ class ExamRollbackIT {
         val warmupCandidate = "warmup-$run"
         val normalCandidate = "normal-$run"
         TestServices.withService(deps) { client ->
-            suspend fun submit(
-                candidate: String,
-                warmup: Boolean,
-            ) = client
-                .post("/exams/11/answers") {
-                    contentType(ContentType.Application.Json)
-                    if (warmup) header("X-Danki-Warmup", "1")
-                    setBody(Json.encodeToString(AnswerSheet.serializer(), ExamFixtures.perfectSheet(graded, candidate)))
-                }.status
+            suspend fun submit(candidate: String, warmup: Boolean) =
+                client
+                    .post("/exams/11/answers") {
+                        contentType(ContentType.Application.Json)
+                        if (warmup) header("X-Danki-Warmup", "1")
+                        setBody(
+                            Json.encodeToString(AnswerSheet.serializer(), ExamFixtures.perfectSheet(graded, candidate)),
+                        )
+                    }.status
 
             assertEquals(HttpStatusCode.OK, submit(warmupCandidate, warmup = true))
             assertEquals(HttpStatusCode.OK, submit(normalCandidate, warmup = false))
@@ -45,10 +45,7 @@ class ExamRollbackIT {
         }
     }
 
-    private fun answerRowsOf(
-        deps: dev.danki.sample.ServiceDependencies,
-        candidate: String,
-    ): Int =
+    private fun answerRowsOf(deps: dev.danki.sample.ServiceDependencies, candidate: String): Int =
         deps.database.jdbi.withHandle<Int, Exception> { handle ->
             handle
                 .createQuery(

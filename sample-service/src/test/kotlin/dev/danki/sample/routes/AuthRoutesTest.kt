@@ -69,10 +69,7 @@ class AuthRoutesTest {
             assertTrue(response.bodyAsText().contains("password"), response.bodyAsText())
         }
 
-    private suspend fun HttpClient.login(
-        username: String,
-        password: String,
-    ): HttpResponse =
+    private suspend fun HttpClient.login(username: String, password: String): HttpResponse =
         post("/auth/login") {
             contentType(ContentType.Application.Json)
             setBody("""{"username":"$username","password":"$password"}""")

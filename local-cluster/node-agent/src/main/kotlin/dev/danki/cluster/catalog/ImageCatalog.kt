@@ -39,10 +39,7 @@ class ImageCatalog(
         private val yaml = ObjectMapper(YAMLFactory())
 
         /** Reads [file]; `${REPO}` becomes [repo]. Throws [CatalogException] naming every problem. */
-        fun load(
-            file: Path,
-            repo: Path,
-        ): ImageCatalog {
+        fun load(file: Path, repo: Path): ImageCatalog {
             val text =
                 try {
                     Files.readString(file)
@@ -54,11 +51,7 @@ class ImageCatalog(
 
         /** Parses catalog YAML [text]; [source] names it in errors. */
         @Suppress("ThrowsCount") // one throw per way the file can be wrong, each with its own message
-        fun parse(
-            text: String,
-            source: String,
-            repo: String,
-        ): ImageCatalog {
+        fun parse(text: String, source: String, repo: String): ImageCatalog {
             val root =
                 try {
                     yaml.readTree(text)
@@ -78,11 +71,7 @@ class ImageCatalog(
             return ImageCatalog(source, images)
         }
 
-        private fun parseImage(
-            node: JsonNode,
-            repo: String,
-            problems: Problems,
-        ): CatalogImage? {
+        private fun parseImage(node: JsonNode, repo: String, problems: Problems): CatalogImage? {
             if (!node.isObject) return null.also { problems.add("must be a map with 'command'") }
             node
                 .fieldNames()
@@ -103,11 +92,7 @@ class ImageCatalog(
             return CatalogImage(command.map { it.withRepo(repo) }, args.map { it.withRepo(repo) }, env, workingDir)
         }
 
-        private fun stringList(
-            node: JsonNode?,
-            key: String,
-            problems: Problems,
-        ): List<String> {
+        private fun stringList(node: JsonNode?, key: String, problems: Problems): List<String> {
             if (node == null || node.isNull) return emptyList()
             if (!node.isArray ||
                 node.any { !it.isValueNode }

@@ -17,10 +17,7 @@ object HostCommand {
     fun run(vararg argv: String): String = runWithInput(null, *argv)
 
     /** Like [run], with [input] (if any) written to the command's standard input. */
-    fun runWithInput(
-        input: String?,
-        vararg argv: String,
-    ): String {
+    fun runWithInput(input: String?, vararg argv: String): String {
         val process = start(argv)
         process.outputStream.use { stdin -> if (input != null) stdin.write(input.toByteArray()) }
         val output = process.inputStream.bufferedReader().readText()

@@ -27,10 +27,7 @@ class PodNetwork(
     }
 
     /** Sets up the namespace for the pod [uid] with address [ip]; removes any half-made leftovers first. */
-    fun create(
-        uid: String,
-        ip: String,
-    ): PodNetworkHandle {
+    fun create(uid: String, ip: String): PodNetworkHandle {
         val (netns, veth) = namesFor(uid)
         remove(netns, veth, ip)
         try {
@@ -67,11 +64,7 @@ class PodNetwork(
      * Kills every process still inside [netns], then deletes it and the host veth, and makes the
      * host forget the MAC it had for [ip], which may soon be another pod's. Safe to repeat.
      */
-    fun remove(
-        netns: String,
-        veth: String,
-        ip: String?,
-    ) {
+    fun remove(netns: String, veth: String, ip: String?) {
         killEverythingIn(netns)
         HostCommand.tryRun("ip", "netns", "delete", netns)
         HostCommand.tryRun("ip", "link", "delete", veth)

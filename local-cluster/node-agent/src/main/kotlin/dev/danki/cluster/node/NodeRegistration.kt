@@ -57,19 +57,15 @@ class NodeRegistration(
                 "ephemeral-storage" to Quantity("100Gi"),
             )
 
-        fun condition(
-            type: String,
-            status: String,
-            reason: String,
-            message: String,
-        ) = mapOf(
-            "type" to type,
-            "status" to status,
-            "reason" to reason,
-            "message" to message,
-            "lastHeartbeatTime" to now,
-            "lastTransitionTime" to readySince,
-        )
+        fun condition(type: String, status: String, reason: String, message: String) =
+            mapOf(
+                "type" to type,
+                "status" to status,
+                "reason" to reason,
+                "message" to message,
+                "lastHeartbeatTime" to now,
+                "lastTransitionTime" to readySince,
+            )
         val status =
             mapOf(
                 "capacity" to capacity,

@@ -16,11 +16,7 @@ object ActiveDeadline {
      * Time left before [pod]'s deadline at [now] (zero or less: exceeded), or null when it has none.
      * [startedHere] stands in for `status.startTime` until the API server has one.
      */
-    fun remaining(
-        pod: Pod,
-        startedHere: Instant,
-        now: Instant,
-    ): Duration? {
+    fun remaining(pod: Pod, startedHere: Instant, now: Instant): Duration? {
         val seconds = pod.spec?.activeDeadlineSeconds ?: return null
         val started = pod.status?.startTime?.let(Instant::parse) ?: startedHere
         return Duration.between(now, started.plusSeconds(seconds))

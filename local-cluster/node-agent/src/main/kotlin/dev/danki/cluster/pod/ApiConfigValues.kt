@@ -18,12 +18,7 @@ interface ConfigSources :
 class ApiConfigValues(
     private val client: KubernetesClient,
 ) : ConfigSources {
-    override fun value(
-        kind: String,
-        namespace: String,
-        name: String,
-        key: String,
-    ): String? =
+    override fun value(kind: String, namespace: String, name: String, key: String): String? =
         when (kind) {
             "ConfigMap" -> {
                 client
@@ -46,11 +41,7 @@ class ApiConfigValues(
             }
         }
 
-    override fun data(
-        kind: ConfigKind,
-        namespace: String,
-        name: String,
-    ): Map<String, ByteArray>? =
+    override fun data(kind: ConfigKind, namespace: String, name: String): Map<String, ByteArray>? =
         when (kind) {
             ConfigKind.CONFIG_MAP -> {
                 client.configMaps().inNamespace(namespace).withName(name).get()?.let { map ->

@@ -20,11 +20,7 @@ object ContainerCommand {
             "container-launch.sh missing from the agent's jar"
         }.readText()
 
-    fun argv(
-        context: PodContext,
-        container: Container,
-        spec: LaunchSpec,
-    ): List<String> {
+    fun argv(context: PodContext, container: Container, spec: LaunchSpec): List<String> {
         val tools = context.tools
         val stage = context.dir.resolve("mounts").resolve(container.name)
         val mounts = spec.mounts.flatMap { listOf(it.source.toString(), it.target, if (it.readOnly) "ro" else "rw") }

@@ -11,12 +11,7 @@ class ContainerConfigException(
 
 /** Reads a key of a ConfigMap or Secret (decoded), or null when the object or key does not exist. */
 fun interface ConfigValueSource {
-    fun value(
-        kind: String,
-        namespace: String,
-        name: String,
-        key: String,
-    ): String?
+    fun value(kind: String, namespace: String, name: String, key: String): String?
 }
 
 /**
@@ -30,10 +25,7 @@ class ContainerEnvironment(
     private val values: ConfigValueSource,
 ) {
     /** The environment for [container], on top of [base] (agent and catalog variables). */
-    fun build(
-        container: Container,
-        base: Map<String, String>,
-    ): Map<String, String> {
+    fun build(container: Container, base: Map<String, String>): Map<String, String> {
         if (!container.envFrom.isNullOrEmpty()) {
             throw ContainerConfigException("envFrom is not supported by the local node agent")
         }
@@ -61,10 +53,8 @@ class ContainerEnvironment(
         )
     }
 
-    private fun missing(
-        optional: Boolean?,
-        message: String,
-    ): String? = if (optional == true) null else throw ContainerConfigException(message)
+    private fun missing(optional: Boolean?, message: String): String? =
+        if (optional == true) null else throw ContainerConfigException(message)
 
     private fun namespace() = pod.metadata.namespace ?: "default"
 
@@ -91,10 +81,7 @@ class ContainerEnvironment(
 object VariableExpansion {
     private val reference = Regex("""\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)""")
 
-    fun expand(
-        text: String,
-        env: Map<String, String>,
-    ): String =
+    fun expand(text: String, env: Map<String, String>): String =
         reference.replace(text) { m ->
             when {
                 m.value == "$$" -> "$"

@@ -14,10 +14,7 @@ import java.nio.file.Path
  */
 object ContainerMounts {
     /** The mounts of [container]; fills its volumes first. Throws when one cannot be provided. */
-    fun of(
-        context: PodContext,
-        container: Container,
-    ): List<BindMount> {
+    fun of(context: PodContext, container: Container): List<BindMount> {
         val volumes =
             context.pod.spec.volumes
                 .orEmpty()
@@ -56,10 +53,7 @@ object ContainerMounts {
     }
 
     /** The volume folder itself, or its `subPath` (made as a folder when missing, as the kubelet does). */
-    private fun subPath(
-        dir: Path,
-        mount: VolumeMount,
-    ): Path {
+    private fun subPath(dir: Path, mount: VolumeMount): Path {
         val sub = mount.subPath?.takeIf { it.isNotEmpty() } ?: return dir
         val resolved = dir.resolve(sub).normalize()
         if (Path.of(sub).isAbsolute || !resolved.startsWith(dir)) {

@@ -56,10 +56,7 @@ class ContainerProbes(
             }
         }
 
-    private suspend fun loop(
-        tracker: ProbeTracker,
-        probe: Probe,
-    ) {
+    private suspend fun loop(tracker: ProbeTracker, probe: Probe) {
         val periodMillis = tracker.settings.periodSeconds * MILLIS
         delay(tracker.settings.initialDelaySeconds * MILLIS)
         val check = ProbeCheck(probe, container, context.ip)
@@ -92,12 +89,7 @@ class ContainerProbes(
      * SIGKILL; events only once the signal is sent. Returns only when the process is dead: one
      * that is still there is sent SIGKILL again every period, with a warning.
      */
-    private suspend fun killUntilDead(
-        tracker: ProbeTracker,
-        probe: Probe,
-        outcome: ProbeOutcome,
-        unhealthy: Boolean,
-    ) {
+    private suspend fun killUntilDead(tracker: ProbeTracker, probe: Probe, outcome: ProbeOutcome, unhealthy: Boolean) {
         val grace = TerminationGrace.forProbeKill(context.pod, probe)
         val kind = tracker.kind.label.lowercase()
         // Not cancellable: a container that is sent SIGTERM is also sent SIGKILL after its grace.
@@ -118,32 +110,24 @@ class ContainerProbes(
         }
     }
 
-    private fun reportUnhealthy(
-        tracker: ProbeTracker,
-        outcome: ProbeOutcome,
-    ) {
+    private fun reportUnhealthy(tracker: ProbeTracker, outcome: ProbeOutcome) {
         val message = "${tracker.kind.label} probe failed: ${outcome.detail}"
         context.events.warning(context.pod, container.name, "Unhealthy", message)
     }
 
-    private fun reportChange(
-        tracker: ProbeTracker,
-        outcome: ProbeOutcome,
-    ) {
+    private fun reportChange(tracker: ProbeTracker, outcome: ProbeOutcome) {
         log.infoWith("probe result changed", fields(tracker, outcome) + ("succeeding" to tracker.succeeding))
         onChange()
     }
 
-    private fun fields(
-        tracker: ProbeTracker,
-        outcome: ProbeOutcome,
-    ) = listOf(
-        "namespace" to context.namespace,
-        "pod" to context.name,
-        "container" to container.name,
-        "probe" to tracker.kind.name.lowercase(),
-        "detail" to outcome.detail,
-    )
+    private fun fields(tracker: ProbeTracker, outcome: ProbeOutcome) =
+        listOf(
+            "namespace" to context.namespace,
+            "pod" to context.name,
+            "container" to container.name,
+            "probe" to tracker.kind.name.lowercase(),
+            "detail" to outcome.detail,
+        )
 
     private companion object {
         const val MILLIS = 1000L

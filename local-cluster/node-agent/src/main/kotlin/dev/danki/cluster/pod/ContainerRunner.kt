@@ -209,10 +209,7 @@ class ContainerRunner(
     }
 
     /** The kubelet's StartError: exit code 128; the restart policy decides whether it is tried again. */
-    private fun startError(
-        spec: LaunchSpec,
-        error: IOException,
-    ): RunState.Terminated {
+    private fun startError(spec: LaunchSpec, error: IOException): RunState.Terminated {
         val message = "cannot start ${spec.argv.first()}: ${error.message}"
         log.warnWith("container cannot start", fields() + listOf("reason" to "RunContainerError"), error = error)
         context.events.warning(context.pod, container.name, "Failed", "Error: RunContainerError: $message")
@@ -220,19 +217,15 @@ class ContainerRunner(
         return RunState.Terminated(START_ERROR_EXIT, START_ERROR, startedAt = null, finishedAt = now, message = message)
     }
 
-    private fun terminatedState(
-        exitCode: Int,
-        previous: RunState,
-        finished: Instant,
-        message: String?,
-    ) = RunState.Terminated(
-        exitCode = exitCode,
-        reason = if (exitCode == 0) "Completed" else "Error",
-        startedAt = (previous as? RunState.Running)?.startedAt,
-        finishedAt = finished,
-        signal = if (exitCode > SIGNAL_BASE) exitCode - SIGNAL_BASE else null,
-        message = message,
-    )
+    private fun terminatedState(exitCode: Int, previous: RunState, finished: Instant, message: String?) =
+        RunState.Terminated(
+            exitCode = exitCode,
+            reason = if (exitCode == 0) "Completed" else "Error",
+            startedAt = (previous as? RunState.Running)?.startedAt,
+            finishedAt = finished,
+            signal = if (exitCode > SIGNAL_BASE) exitCode - SIGNAL_BASE else null,
+            message = message,
+        )
 
     private fun fields() =
         listOf(

@@ -31,10 +31,7 @@ sealed interface LaunchPreparation {
         private val CONFIG_RETRY: Duration = Duration.ofSeconds(2)
 
         /** Looks the image up in the catalog (read again every time), builds the environment and fills the volumes. */
-        fun of(
-            context: PodContext,
-            container: Container,
-        ): LaunchPreparation {
+        fun of(context: PodContext, container: Container): LaunchPreparation {
             val catalog =
                 try {
                     ImageCatalog.load(context.config.catalog, context.config.repo)

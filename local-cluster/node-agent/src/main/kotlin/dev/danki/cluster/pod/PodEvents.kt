@@ -15,19 +15,9 @@ import java.util.concurrent.atomic.AtomicLong
 
 /** Where containers report what happened to them; returns at once, whatever the API server does. */
 interface PodEventRecorder {
-    fun normal(
-        pod: Pod,
-        container: String?,
-        reason: String,
-        message: String,
-    )
+    fun normal(pod: Pod, container: String?, reason: String, message: String)
 
-    fun warning(
-        pod: Pod,
-        container: String?,
-        reason: String,
-        message: String,
-    )
+    fun warning(pod: Pod, container: String?, reason: String, message: String)
 }
 
 /**
@@ -49,27 +39,13 @@ class PodEvents(
         scope.launch(Dispatchers.IO) { for (event in queue) write(event) }
     }
 
-    override fun normal(
-        pod: Pod,
-        container: String?,
-        reason: String,
-        message: String,
-    ) = record(pod, container, "Normal", reason, message)
+    override fun normal(pod: Pod, container: String?, reason: String, message: String) =
+        record(pod, container, "Normal", reason, message)
 
-    override fun warning(
-        pod: Pod,
-        container: String?,
-        reason: String,
-        message: String,
-    ) = record(pod, container, "Warning", reason, message)
+    override fun warning(pod: Pod, container: String?, reason: String, message: String) =
+        record(pod, container, "Warning", reason, message)
 
-    private fun record(
-        pod: Pod,
-        container: String?,
-        type: String,
-        reason: String,
-        message: String,
-    ) {
+    private fun record(pod: Pod, container: String?, type: String, reason: String, message: String) {
         val meta = pod.metadata
         val now = Instant.now().toString()
         val event =

@@ -40,10 +40,7 @@ class PodServices(
      * The pod's namespace, veth and [ip], with its NetworkPolicy rules loaded before anything runs
      * in it; throws [HostCommandException] after removing whatever was made.
      */
-    suspend fun createNetwork(
-        pod: Pod,
-        ip: String,
-    ): PodNetworkHandle {
+    suspend fun createNetwork(pod: Pod, ip: String): PodNetworkHandle {
         val created = network.create(pod.metadata.uid, ip)
         try {
             policies.attach(pod, created)
@@ -60,10 +57,7 @@ class PodServices(
      * stopping), also its volumes (emptyDir contents go with the pod) and the empty mount points
      * its containers' launches made. Its logs stay for post-mortems until the state dir is wiped.
      */
-    fun forget(
-        pod: Pod,
-        podGone: Boolean,
-    ) {
+    fun forget(pod: Pod, podGone: Boolean) {
         val dir = podDir(pod)
         deleteTree(dir.resolve("serviceaccount"))
         if (podGone) {

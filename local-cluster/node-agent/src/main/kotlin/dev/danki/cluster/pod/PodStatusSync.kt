@@ -25,10 +25,7 @@ class PodStatusSync(
     }
 
     /** Writes [patch] unless [pod] (from [current]) already shows it; true when a write was sent and taken. */
-    fun write(
-        pod: Pod,
-        patch: PodStatusPatch,
-    ): Boolean {
+    fun write(pod: Pod, patch: PodStatusPatch): Boolean {
         if (StatusComparison.holds(pod, patch)) return false
         val answer = send(pod, patch.toJson()) ?: return false
         written = answer

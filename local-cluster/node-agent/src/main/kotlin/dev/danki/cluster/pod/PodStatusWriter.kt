@@ -18,10 +18,7 @@ class PodStatusWriter(
     private val log = LoggerFactory.getLogger(PodStatusWriter::class.java)
 
     /** Sends [json]; returns the pod as the API server now has it, or null. A pod that is gone is not an error. */
-    fun patch(
-        pod: Pod,
-        json: String,
-    ): Pod? =
+    fun patch(pod: Pod, json: String): Pod? =
         try {
             client
                 .pods()

@@ -29,10 +29,7 @@ class PodSupervisor(
 
     override fun onAdd(pod: Pod) = onUpdate(null, pod)
 
-    override fun onUpdate(
-        old: Pod?,
-        pod: Pod,
-    ) {
+    override fun onUpdate(old: Pod?, pod: Pod) {
         if (pod.spec?.nodeName != services.config.nodeName) return
         val uid = pod.metadata.uid
         val deleting = pod.metadata.deletionTimestamp != null
@@ -70,10 +67,7 @@ class PodSupervisor(
         }
     }
 
-    override fun onDelete(
-        pod: Pod,
-        deletedFinalStateUnknown: Boolean,
-    ) {
+    override fun onDelete(pod: Pod, deletedFinalStateUnknown: Boolean) {
         val uid = pod.metadata.uid
         // Removed from the API without our teardown (force delete): stop at once.
         workers[uid]?.let { stop(uid, it, Duration.ZERO, null) }
@@ -83,12 +77,7 @@ class PodSupervisor(
      * Tears the pod down within [grace], then completes its deletion in the API. A teardown
      * already under way is only hurried, when [grace] is shorter than the one it honours.
      */
-    private fun stop(
-        uid: String,
-        worker: PodWorker,
-        grace: Duration,
-        completeDeletionOf: Pod?,
-    ) {
+    private fun stop(uid: String, worker: PodWorker, grace: Duration, completeDeletionOf: Pod?) {
         val current = stopping.putIfAbsent(uid, grace)
         if (current != null) {
             if (grace < current && stopping.replace(uid, current, grace)) scope.launch { worker.hurry(grace) }

@@ -202,10 +202,7 @@ class PodWorker(
         statusSync.write(pod, PodStatusPatch.build(pod, observed, Instant.now()))
     }
 
-    private fun reportUnrunnable(
-        pod: Pod,
-        message: String,
-    ) {
+    private fun reportUnrunnable(pod: Pod, message: String) {
         val snapshots =
             pod.spec.containers.map {
                 ContainerSnapshot(it.name, it.image, RunState.Waiting("CreateContainerConfigError", message))
@@ -219,10 +216,7 @@ class PodWorker(
      * The kubelet's teardown: SIGTERM every container, wait up to [grace], SIGKILL what is left
      * (everything in the pod's network namespace), remove the namespace and veth, give the address back.
      */
-    suspend fun stop(
-        grace: Duration,
-        agentStopping: Boolean = false,
-    ) {
+    suspend fun stop(grace: Duration, agentStopping: Boolean = false) {
         leaveStatusAlone = agentStopping
         log.infoWith("stopping pod", "namespace" to namespace, "pod" to name, "graceSeconds" to grace.seconds)
         stopContainers(grace)
@@ -254,10 +248,7 @@ class PodWorker(
      * Returns whether the step completed.
      */
     @Suppress("TooGenericExceptionCaught")
-    private suspend fun atBoundary(
-        what: String,
-        step: suspend () -> Unit,
-    ): Boolean =
+    private suspend fun atBoundary(what: String, step: suspend () -> Unit): Boolean =
         try {
             step()
             true

@@ -16,11 +16,7 @@ object ProcessTree {
      * exit, then SIGKILL to whatever is left. SIGKILL is sent even when the caller is cancelled
      * during the wait: a process that ignores SIGTERM (a hung JVM) would otherwise live on.
      */
-    suspend fun terminate(
-        process: Process,
-        grace: Duration,
-        onSignalled: () -> Unit = {},
-    ) {
+    suspend fun terminate(process: Process, grace: Duration, onSignalled: () -> Unit = {}) {
         val root = process.toHandle()
         // Taken before SIGTERM: children of a parent that exits are re-parented and no longer its descendants.
         val before = treeOf(root)

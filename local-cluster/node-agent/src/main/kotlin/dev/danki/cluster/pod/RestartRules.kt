@@ -13,10 +13,7 @@ object RestartRules {
     val BACKOFF_RESET_AFTER: Duration = Duration.ofMinutes(10)
 
     /** Whether [restartPolicy] (null is Always) restarts a container that exited with [exitCode]. */
-    fun restarts(
-        restartPolicy: String?,
-        exitCode: Int,
-    ): Boolean =
+    fun restarts(restartPolicy: String?, exitCode: Int): Boolean =
         when (restartPolicy ?: "Always") {
             "Always" -> true
             "OnFailure" -> exitCode != 0
@@ -32,10 +29,7 @@ object RestartRules {
     }
 
     /** Consecutive crash count after a run of [ran] that followed [previous] crashes. */
-    fun crashesAfter(
-        previous: Int,
-        ran: Duration,
-    ): Int = if (ran >= BACKOFF_RESET_AFTER) 1 else previous + 1
+    fun crashesAfter(previous: Int, ran: Duration): Int = if (ran >= BACKOFF_RESET_AFTER) 1 else previous + 1
 
     /**
      * The restartCount of this agent's first start of a container whose last reported status is

@@ -25,10 +25,7 @@ class ServiceAccountFiles(
         }
 
     /** Writes (or refreshes) the files in [dir]; returns when the token should be refreshed. */
-    fun write(
-        pod: Pod,
-        dir: Path,
-    ): Instant {
+    fun write(pod: Pod, dir: Path): Instant {
         Files.createDirectories(dir)
         val serviceAccount = pod.spec.serviceAccountName ?: "default"
         val request =
@@ -57,11 +54,7 @@ class ServiceAccountFiles(
     }
 
     /** Atomic replace, so a client never reads half a token. */
-    private fun replace(
-        dir: Path,
-        name: String,
-        content: String,
-    ) {
+    private fun replace(dir: Path, name: String, content: String) {
         val temp = dir.resolve(".$name.tmp")
         Files.writeString(temp, content)
         Files.move(temp, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE)

@@ -24,10 +24,7 @@ object TerminationGrace {
     }
 
     /** After a failed liveness or startup probe: the probe's `terminationGracePeriodSeconds`, else the pod's. */
-    fun forProbeKill(
-        pod: Pod,
-        probe: Probe,
-    ): Duration =
+    fun forProbeKill(pod: Pod, probe: Probe): Duration =
         Duration.ofSeconds(
             probe.terminationGracePeriodSeconds
                 ?: pod.spec?.terminationGracePeriodSeconds

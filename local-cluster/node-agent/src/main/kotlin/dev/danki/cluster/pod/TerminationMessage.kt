@@ -25,11 +25,7 @@ class TerminationMessage(
     }
 
     /** The message of a run that ended with [exitCode], whose output is in [log] from byte [logStart]; null if none. */
-    fun read(
-        exitCode: Int,
-        log: Path,
-        logStart: Long,
-    ): String? {
+    fun read(exitCode: Int, log: Path, logStart: Long): String? {
         val written = tail(file, 0, MAX_FILE_BYTES)
         if (written.isNotEmpty()) return written
         val fallback = container.terminationMessagePolicy == FALLBACK_TO_LOGS && exitCode != 0
@@ -45,11 +41,7 @@ class TerminationMessage(
     }
 
     /** The last [max] bytes of [path] after byte [from], as text; empty when there is no such file. */
-    private fun tail(
-        path: Path,
-        from: Long,
-        max: Int,
-    ): String {
+    private fun tail(path: Path, from: Long, max: Int): String {
         if (!Files.isRegularFile(path)) return ""
         RandomAccessFile(path.toFile(), "r").use { input ->
             val start = maxOf(from, input.length() - max)
@@ -71,9 +63,7 @@ class TerminationMessage(
         const val MAX_LOG_LINES = 80
 
         /** The host file for [container] of the pod whose folder is [podDir]. */
-        fun of(
-            podDir: Path,
-            container: Container,
-        ) = TerminationMessage(podDir.resolve("termination").resolve(container.name), container)
+        fun of(podDir: Path, container: Container) =
+            TerminationMessage(podDir.resolve("termination").resolve(container.name), container)
     }
 }

@@ -21,21 +21,19 @@ data class PolicyPod(
 ) {
     companion object {
         /** [pod] as policies see it; [ip] is the address the agent gave it, before the API server shows it. */
-        fun of(
-            pod: Pod,
-            ip: String? = pod.status?.podIP,
-        ) = PolicyPod(
-            uid = pod.metadata.uid,
-            namespace = pod.metadata.namespace,
-            labels = pod.metadata.labels.orEmpty(),
-            ip = ip?.takeIf { it.isNotEmpty() },
-            ports =
-                pod.spec
-                    ?.containers
-                    .orEmpty()
-                    .flatMap { it.ports.orEmpty() }
-                    .map { DeclaredPort(it.name, it.containerPort, it.protocol ?: "TCP") },
-        )
+        fun of(pod: Pod, ip: String? = pod.status?.podIP) =
+            PolicyPod(
+                uid = pod.metadata.uid,
+                namespace = pod.metadata.namespace,
+                labels = pod.metadata.labels.orEmpty(),
+                ip = ip?.takeIf { it.isNotEmpty() },
+                ports =
+                    pod.spec
+                        ?.containers
+                        .orEmpty()
+                        .flatMap { it.ports.orEmpty() }
+                        .map { DeclaredPort(it.name, it.containerPort, it.protocol ?: "TCP") },
+            )
     }
 }
 

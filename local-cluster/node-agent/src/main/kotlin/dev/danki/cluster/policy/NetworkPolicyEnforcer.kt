@@ -49,15 +49,9 @@ class NetworkPolicyEnforcer(
         object : ResourceEventHandler<Any> {
             override fun onAdd(obj: Any) = changed()
 
-            override fun onUpdate(
-                old: Any?,
-                new: Any,
-            ) = changed()
+            override fun onUpdate(old: Any?, new: Any) = changed()
 
-            override fun onDelete(
-                obj: Any,
-                deletedFinalStateUnknown: Boolean,
-            ) = changed()
+            override fun onDelete(obj: Any, deletedFinalStateUnknown: Boolean) = changed()
         }
 
     /**
@@ -89,10 +83,7 @@ class NetworkPolicyEnforcer(
      * Gives the new pod its rules now, before its containers start; throws [HostCommandException]
      * when they cannot be loaded. Other pods' rules follow (they may admit or refuse it).
      */
-    suspend fun attach(
-        pod: Pod,
-        network: PodNetworkHandle,
-    ) {
+    suspend fun attach(pod: Pod, network: PodNetworkHandle) {
         attached[pod.metadata.uid] = pod to network
         applying.withLock { apply(pod.metadata.uid, view()) }
         changed()
@@ -130,10 +121,7 @@ class NetworkPolicyEnforcer(
         }
 
     /** Computes the rules of [uid] from [view] and loads them if they differ from what its namespace holds. */
-    private fun apply(
-        uid: String,
-        view: ClusterView,
-    ) {
+    private fun apply(uid: String, view: ClusterView) {
         val (pod, network) = attached[uid] ?: return
         val target = view.pods.firstOrNull { it.uid == uid } ?: PolicyPod.of(pod, network.ip)
         val firewall = PolicyRules.forPod(target, view)

@@ -6,10 +6,7 @@ import dev.danki.cluster.network.HostCommandException
 /** Loads an nftables script into a pod's network namespace; tests pass a recorder. */
 fun interface RulesetLoader {
     /** Applies [script] in [netns] as one transaction; throws [HostCommandException] when nft refuses it. */
-    fun load(
-        netns: String,
-        script: String,
-    )
+    fun load(netns: String, script: String)
 }
 
 /**
@@ -21,10 +18,7 @@ class NftCommand(
     private val ip: String,
     private val nft: String?,
 ) : RulesetLoader {
-    override fun load(
-        netns: String,
-        script: String,
-    ) {
+    override fun load(netns: String, script: String) {
         val binary = nft ?: throw HostCommandException(NFT_MISSING)
         HostCommand.runWithInput(script, ip, "netns", "exec", netns, binary, "-f", "-")
     }

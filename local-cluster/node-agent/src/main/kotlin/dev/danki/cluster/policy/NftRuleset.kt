@@ -11,10 +11,7 @@ object NftRuleset {
     const val TABLE = "danki"
 
     /** The script for [firewall] of a pod on the node whose address is [nodeIp]. */
-    fun render(
-        firewall: PodFirewall,
-        nodeIp: String,
-    ): String =
+    fun render(firewall: PodFirewall, nodeIp: String): String =
         buildString {
             appendLine("table inet $TABLE")
             appendLine("delete table inet $TABLE")
@@ -46,10 +43,7 @@ object NftRuleset {
     }
 
     /** One line per address family of [rule] (nft sets hold one family). */
-    private fun lines(
-        rule: AllowRule,
-        direction: String,
-    ): List<String> {
+    private fun lines(rule: AllowRule, direction: String): List<String> {
         val ports = portPart(rule)
         val addresses = rule.addresses ?: return listOf(listOfNotNull(ports, "accept").joinToString(" "))
         return addresses.include.groupBy(::family).map { (family, include) ->

@@ -18,10 +18,7 @@ object PolicyRules {
     const val EGRESS = "Egress"
     private const val DEFAULT_PROTOCOL = "TCP"
 
-    fun forPod(
-        target: PolicyPod,
-        cluster: ClusterView,
-    ): PodFirewall {
+    fun forPod(target: PolicyPod, cluster: ClusterView): PodFirewall {
         val selecting =
             cluster.policies.filter { policy ->
                 policy.metadata.namespace == target.namespace &&
@@ -91,41 +88,27 @@ object PolicyRules {
     }
 
     /** The ipBlocks of [peers], each with its except list, and the addresses of the [pods] they pick. */
-    private fun addressesOf(
-        peers: List<NetworkPolicyPeer>,
-        pods: List<PolicyPod>,
-    ): List<AddressMatch> {
+    private fun addressesOf(peers: List<NetworkPolicyPeer>, pods: List<PolicyPod>): List<AddressMatch> {
         val blocks = peers.mapNotNull { it.ipBlock }.map { AddressMatch(listOf(it.cidr), it.except.orEmpty()) }
         val podIps = pods.mapNotNull { it.ip }.distinct()
         return blocks + listOfNotNull(podIps.takeIf { it.isNotEmpty() }?.let { AddressMatch(it) })
     }
 
     /** An egress named port: each destination pod's own port of that name, to that pod's address only. */
-    private fun namedEgress(
-        destinations: List<PolicyPod>,
-        name: String,
-        protocol: String,
-    ): List<AllowRule> =
+    private fun namedEgress(destinations: List<PolicyPod>, name: String, protocol: String): List<AllowRule> =
         destinations.flatMap { pod ->
             val address = pod.ip?.let { AddressMatch(listOf(it)) } ?: return@flatMap emptyList()
             namedPorts(pod, name, protocol).map { AllowRule(address, protocol, listOf(it)) }
         }
 
-    private fun namedPorts(
-        pod: PolicyPod,
-        name: String,
-        protocol: String,
-    ): List<PortRange> =
+    private fun namedPorts(pod: PolicyPod, name: String, protocol: String): List<PortRange> =
         pod.ports
             .filter { it.name == name && it.protocol == protocol }
             .map { PortRange(it.port) }
             .distinct()
 
     /** The pods a podSelector and/or namespaceSelector peer picks; none for an ipBlock peer. */
-    private fun podsOf(
-        peer: NetworkPolicyPeer,
-        direction: Direction,
-    ): List<PolicyPod> {
+    private fun podsOf(peer: NetworkPolicyPeer, direction: Direction): List<PolicyPod> {
         if (peer.podSelector == null && peer.namespaceSelector == null) return emptyList()
         val cluster = direction.cluster
         val namespaces: (String) -> Boolean =

@@ -24,12 +24,7 @@ object PodConditions {
      * ContainersReady is True and every `spec.readinessGates` condition on the pod is True.
      * A condition whose status did not change keeps its lastTransitionTime.
      */
-    fun compute(
-        pod: Pod,
-        containers: List<ContainerSnapshot>,
-        phase: String,
-        now: Instant,
-    ): List<PodCondition> {
+    fun compute(pod: Pod, containers: List<ContainerSnapshot>, phase: String, now: Instant): List<PodCondition> {
         val completed = phase == PodPhases.SUCCEEDED || phase == PodPhases.FAILED
         val unready = containers.filter { !it.ready }.map { it.name }
         val containersReady =
@@ -89,12 +84,7 @@ object PodConditions {
         val message: String? = null,
     )
 
-    private fun condition(
-        pod: Pod,
-        type: String,
-        verdict: Verdict,
-        now: Instant,
-    ): PodCondition {
+    private fun condition(pod: Pod, type: String, verdict: Verdict, now: Instant): PodCondition {
         val status = if (verdict.status) "True" else "False"
         val previous =
             pod.status

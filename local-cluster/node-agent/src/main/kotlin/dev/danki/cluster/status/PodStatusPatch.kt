@@ -67,11 +67,7 @@ data class PodStatusPatch(
         fun timestamp(instant: Instant): String = instant.truncatedTo(ChronoUnit.SECONDS).toString()
 
         /** Builds the patch for [pod] from what the agent [observed]. */
-        fun build(
-            pod: Pod,
-            observed: PodObservation,
-            now: Instant,
-        ): PodStatusPatch {
+        fun build(pod: Pod, observed: PodObservation, now: Instant): PodStatusPatch {
             val failure = observed.failure
             val containers = observed.containers
             val phase = if (failure != null) PodPhases.FAILED else PodPhases.compute(containers)

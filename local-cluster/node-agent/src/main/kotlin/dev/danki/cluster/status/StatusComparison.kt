@@ -15,18 +15,12 @@ import io.fabric8.kubernetes.client.utils.Serialization
 object StatusComparison {
     private val json = ObjectMapper()
 
-    fun holds(
-        pod: Pod,
-        patch: PodStatusPatch,
-    ): Boolean {
+    fun holds(pod: Pod, patch: PodStatusPatch): Boolean {
         val actual = json.readTree(Serialization.asJson(pod.status ?: return false))
         return covers(actual, patch.toTree().get("status"))
     }
 
-    private fun covers(
-        actual: JsonNode?,
-        wanted: JsonNode,
-    ): Boolean =
+    private fun covers(actual: JsonNode?, wanted: JsonNode): Boolean =
         when {
             wanted.isNull -> actual == null || actual.isNull || actual.isMissingNode
             actual == null -> false

@@ -10,9 +10,5 @@ enum class ConfigKind(
 
 /** Reads every key of a ConfigMap (data and binaryData) or Secret (decoded), or null when the object does not exist. */
 fun interface ConfigObjectSource {
-    fun data(
-        kind: ConfigKind,
-        namespace: String,
-        name: String,
-    ): Map<String, ByteArray>?
+    fun data(kind: ConfigKind, namespace: String, name: String): Map<String, ByteArray>?
 }

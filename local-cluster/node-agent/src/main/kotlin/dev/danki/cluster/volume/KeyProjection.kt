@@ -38,10 +38,7 @@ object KeyProjection {
     const val DEFAULT_MODE = 0b110_100_100
 
     /** The files [source] shows, given its object's [data] (null when the object does not exist). */
-    fun files(
-        source: KeySource,
-        data: Map<String, ByteArray>?,
-    ): List<VolumeFile> {
+    fun files(source: KeySource, data: Map<String, ByteArray>?): List<VolumeFile> {
         val mode = source.defaultMode ?: DEFAULT_MODE
         if (data == null) {
             if (source.optional) return emptyList()

@@ -23,10 +23,7 @@ class PodVolumes(
      * [VolumeUnavailableException]. One container at a time, as two may share a volume.
      */
     @Synchronized
-    fun prepare(
-        pod: Pod,
-        volume: Volume,
-    ): Path {
+    fun prepare(pod: Pod, volume: Volume): Path {
         val dir = root.resolve(volume.name)
         val keys = KeySource.of(volume)
         when {

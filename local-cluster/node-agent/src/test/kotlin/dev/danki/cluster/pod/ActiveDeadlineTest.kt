@@ -11,10 +11,7 @@ import kotlin.test.assertNull
 class ActiveDeadlineTest {
     private val here = Instant.parse("2026-11-23T10:00:00Z")
 
-    private fun pod(
-        deadline: Long?,
-        startTime: String? = null,
-    ): Pod =
+    private fun pod(deadline: Long?, startTime: String? = null): Pod =
         PodBuilder()
             .withNewSpec()
             .withActiveDeadlineSeconds(deadline)

@@ -23,10 +23,7 @@ class ContainerLaunchScriptTest {
     @AfterTest
     fun cleanUp() = deleteTree(dir)
 
-    private fun launch(
-        mounts: List<BindMount>,
-        command: String,
-    ): Pair<Int, String> {
+    private fun launch(mounts: List<BindMount>, command: String): Pair<Int, String> {
         assumeTrue(
             ProcessHandle
                 .current()

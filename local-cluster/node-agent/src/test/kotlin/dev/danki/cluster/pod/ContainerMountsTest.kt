@@ -47,17 +47,13 @@ class ContainerMountsTest {
                 .build(),
         )
 
-    private fun mount(
-        volume: String,
-        path: String,
-        subPath: String? = null,
-        readOnly: Boolean? = null,
-    ) = VolumeMountBuilder()
-        .withName(volume)
-        .withMountPath(path)
-        .withSubPath(subPath)
-        .withReadOnly(readOnly)
-        .build()
+    private fun mount(volume: String, path: String, subPath: String? = null, readOnly: Boolean? = null) =
+        VolumeMountBuilder()
+            .withName(volume)
+            .withMountPath(path)
+            .withSubPath(subPath)
+            .withReadOnly(readOnly)
+            .build()
 
     @Test
     fun `volume mounts become bind mounts of the volume folders, parents first`() {
@@ -168,18 +164,8 @@ class ContainerMountsTest {
     }
 
     private object NoEvents : PodEventRecorder {
-        override fun normal(
-            pod: Pod,
-            container: String?,
-            reason: String,
-            message: String,
-        ) = Unit
+        override fun normal(pod: Pod, container: String?, reason: String, message: String) = Unit
 
-        override fun warning(
-            pod: Pod,
-            container: String?,
-            reason: String,
-            message: String,
-        ) = Unit
+        override fun warning(pod: Pod, container: String?, reason: String, message: String) = Unit
     }
 }

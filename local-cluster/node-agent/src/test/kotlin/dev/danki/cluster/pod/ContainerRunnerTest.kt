@@ -125,10 +125,7 @@ class ContainerRunnerTest {
 
     private suspend fun until(condition: () -> Boolean) = withTimeout(TIMEOUT_MILLIS) { while (!condition()) delay(20) }
 
-    private fun pod(
-        restartPolicy: String,
-        podContainer: Container = container,
-    ): Pod =
+    private fun pod(restartPolicy: String, podContainer: Container = container): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName("web-1")
@@ -174,21 +171,11 @@ class ContainerRunnerTest {
     private class RecordedEvents : PodEventRecorder {
         val reasons: MutableList<String> = Collections.synchronizedList(mutableListOf())
 
-        override fun normal(
-            pod: Pod,
-            container: String?,
-            reason: String,
-            message: String,
-        ) {
+        override fun normal(pod: Pod, container: String?, reason: String, message: String) {
             reasons += reason
         }
 
-        override fun warning(
-            pod: Pod,
-            container: String?,
-            reason: String,
-            message: String,
-        ) {
+        override fun warning(pod: Pod, container: String?, reason: String, message: String) {
             reasons += reason
         }
     }

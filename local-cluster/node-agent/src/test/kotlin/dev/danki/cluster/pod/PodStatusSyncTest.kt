@@ -43,10 +43,7 @@ class PodStatusSyncTest {
             answer
         }
 
-    private fun patch(
-        on: Pod,
-        ready: Boolean,
-    ): PodStatusPatch {
+    private fun patch(on: Pod, ready: Boolean): PodStatusPatch {
         val app = ContainerSnapshot("app", "image", RunState.Running(now), started = true, ready = ready)
         return PodStatusPatch.build(on, PodObservation(listOf(app), "198.18.0.2", "198.18.0.1", now), now)
     }

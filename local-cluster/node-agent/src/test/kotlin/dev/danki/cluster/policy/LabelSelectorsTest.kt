@@ -8,11 +8,8 @@ import kotlin.test.assertEquals
 class LabelSelectorsTest {
     private val labels = mapOf("app" to "web", "tier" to "front")
 
-    private fun selector(
-        operator: String,
-        key: String,
-        vararg values: String,
-    ) = LabelSelectorBuilder().addToMatchExpressions(LabelSelectorRequirement(key, operator, values.toList())).build()
+    private fun selector(operator: String, key: String, vararg values: String) =
+        LabelSelectorBuilder().addToMatchExpressions(LabelSelectorRequirement(key, operator, values.toList())).build()
 
     @Test
     fun `an empty selector matches every pod`() {

@@ -39,10 +39,7 @@ class NetworkPolicyEnforcerTest {
     @AfterTest
     fun stop() = scope.cancel()
 
-    private fun pod(
-        name: String,
-        ip: String,
-    ): Pod =
+    private fun pod(name: String, ip: String): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName(name)

@@ -63,11 +63,7 @@ class PolicyRulesTest {
 
     private fun pods(selector: LabelSelector) = NetworkPolicyPeerBuilder().withPodSelector(selector).build()
 
-    private fun port(
-        port: Any?,
-        protocol: String? = null,
-        endPort: Int? = null,
-    ): NetworkPolicyPort {
+    private fun port(port: Any?, protocol: String? = null, endPort: Int? = null): NetworkPolicyPort {
         val number = port?.let { if (it is Int) IntOrString(it) else IntOrString(it as String) }
         return NetworkPolicyPort(endPort, number, protocol)
     }
@@ -84,10 +80,8 @@ class PolicyRulesTest {
         return policy(client, listOf("Egress"), egress = rules.toList())
     }
 
-    private fun rules(
-        target: PolicyPod,
-        vararg policies: NetworkPolicy,
-    ) = PolicyRules.forPod(target, ClusterView(policies.toList(), pods, namespaces))
+    private fun rules(target: PolicyPod, vararg policies: NetworkPolicy) =
+        PolicyRules.forPod(target, ClusterView(policies.toList(), pods, namespaces))
 
     @Test
     fun `a pod no policy selects is open both ways`() {

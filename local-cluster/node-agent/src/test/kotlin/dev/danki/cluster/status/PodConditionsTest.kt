@@ -12,10 +12,7 @@ class PodConditionsTest {
     private val now = Instant.parse("2026-11-22T04:00:00Z")
     private val gate = "danki.dev/warmed"
 
-    private fun pod(
-        gates: List<String> = emptyList(),
-        conditions: Map<String, String> = emptyMap(),
-    ): Pod =
+    private fun pod(gates: List<String> = emptyList(), conditions: Map<String, String> = emptyMap()): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName("web-1")
@@ -44,17 +41,13 @@ class PodConditionsTest {
         return ContainerSnapshot("app", "img", state, started = true, ready = ready)
     }
 
-    private fun conditionsOf(
-        pod: Pod,
-        ready: Boolean,
-    ) = PodConditions.compute(pod, listOf(running(ready)), PodPhases.RUNNING, now).associateBy { it.type }
+    private fun conditionsOf(pod: Pod, ready: Boolean) =
+        PodConditions.compute(pod, listOf(running(ready)), PodPhases.RUNNING, now).associateBy { it.type }
 
     private fun gated(status: String) = pod(gates = listOf(gate), conditions = mapOf(gate to status))
 
-    private fun statusOf(
-        pod: Pod,
-        ready: Boolean,
-    ): Map<String, String> = conditionsOf(pod, ready).mapValues { it.value.status }
+    private fun statusOf(pod: Pod, ready: Boolean): Map<String, String> =
+        conditionsOf(pod, ready).mapValues { it.value.status }
 
     @Test
     fun `pod without gates is Ready when its containers are`() {

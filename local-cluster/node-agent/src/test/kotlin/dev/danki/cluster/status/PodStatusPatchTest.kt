@@ -29,10 +29,8 @@ class PodStatusPatchTest {
     private val running =
         ContainerSnapshot("app", "danki/http-status:dev", RunState.Running(now), started = true, ready = true)
 
-    private fun observed(
-        containers: List<ContainerSnapshot>,
-        failure: PodFailure? = null,
-    ) = PodObservation(containers, "198.18.0.2", "198.18.0.1", now, failure)
+    private fun observed(containers: List<ContainerSnapshot>, failure: PodFailure? = null) =
+        PodObservation(containers, "198.18.0.2", "198.18.0.1", now, failure)
 
     @Test
     fun `patch carries the kubelet's fields and never the gate condition`() {

@@ -36,17 +36,11 @@ class StatusComparisonTest {
     private val running =
         ContainerSnapshot("app", "danki/http-status:dev", RunState.Running(now), started = true, ready = true)
 
-    private fun patch(
-        on: Pod,
-        container: ContainerSnapshot = running,
-        at: Instant = now,
-    ) = PodStatusPatch.build(on, PodObservation(listOf(container), "198.18.0.2", "198.18.0.1", now), at)
+    private fun patch(on: Pod, container: ContainerSnapshot = running, at: Instant = now) =
+        PodStatusPatch.build(on, PodObservation(listOf(container), "198.18.0.2", "198.18.0.1", now), at)
 
     /** [on] after the API server applied [patch]: fields replaced, nulls deleted, conditions merged by type. */
-    private fun served(
-        on: Pod,
-        patch: PodStatusPatch,
-    ): Pod {
+    private fun served(on: Pod, patch: PodStatusPatch): Pod {
         val status = json.readTree(Serialization.asJson(on.status)) as ObjectNode
         patch.toTree().get("status").properties().forEach { (key, value) ->
             if (key == "conditions") {

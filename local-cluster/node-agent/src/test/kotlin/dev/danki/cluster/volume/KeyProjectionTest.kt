@@ -9,11 +9,8 @@ import kotlin.test.assertFailsWith
 class KeyProjectionTest {
     private val data = mapOf("script.js" to "export default".toByteArray(), "limits" to "5".toByteArray())
 
-    private fun source(
-        items: List<KeyToPath> = emptyList(),
-        defaultMode: Int? = null,
-        optional: Boolean = false,
-    ) = KeySource(ConfigKind.CONFIG_MAP, "k6-script", items, defaultMode, optional)
+    private fun source(items: List<KeyToPath> = emptyList(), defaultMode: Int? = null, optional: Boolean = false) =
+        KeySource(ConfigKind.CONFIG_MAP, "k6-script", items, defaultMode, optional)
 
     private fun List<VolumeFile>.described() =
         map { file ->

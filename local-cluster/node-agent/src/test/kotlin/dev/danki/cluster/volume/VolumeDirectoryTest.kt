@@ -14,11 +14,8 @@ class VolumeDirectoryTest {
     @AfterTest
     fun cleanUp() = deleteTree(dir)
 
-    private fun file(
-        path: String,
-        text: String,
-        mode: String = "644",
-    ) = VolumeFile(path, text.toByteArray(), mode.toInt(8))
+    private fun file(path: String, text: String, mode: String = "644") =
+        VolumeFile(path, text.toByteArray(), mode.toInt(8))
 
     private fun modeOf(path: Path) = Files.getPosixFilePermissions(path)
 

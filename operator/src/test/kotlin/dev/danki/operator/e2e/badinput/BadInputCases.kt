@@ -233,45 +233,37 @@ object BadInputCases {
         )
 
     /** A misspelled optional key: named in an Event, and the plan runs with that key's default. */
-    private fun typo(
-        name: String,
-        key: String,
-        value: String,
-        meant: String,
-    ) = BadInputCase(
-        name,
-        "$key: $value (for $meant)",
-        GOOD + (key to value),
-        expect =
-            Expectation(
-                EventReasons.UNKNOWN_ANNOTATION,
-                "$key; did you mean $meant?",
-                RunConditions.REASON_SUCCEEDED,
-                GateReasons.WARMED_UP,
-                ready = true,
-            ),
-    )
+    private fun typo(name: String, key: String, value: String, meant: String) =
+        BadInputCase(
+            name,
+            "$key: $value (for $meant)",
+            GOOD + (key to value),
+            expect =
+                Expectation(
+                    EventReasons.UNKNOWN_ANNOTATION,
+                    "$key; did you mean $meant?",
+                    RunConditions.REASON_SUCCEEDED,
+                    GateReasons.WARMED_UP,
+                    ready = true,
+                ),
+        )
 
     /** A valid plan whose target fails every request: retried until the timeout, then released (open). */
-    private fun failingTarget(
-        name: String,
-        mistake: String,
-        target: Map<String, String>,
-        text: String,
-    ) = BadInputCase(
-        name,
-        mistake,
-        GOOD,
-        target = target,
-        expect =
-            Expectation(
-                EventReasons.WARMUP_FAILED,
-                text,
-                TOO_MANY,
-                GateReasons.WARMUP_FAILED_OPEN,
-                ready = true,
-            ),
-    )
+    private fun failingTarget(name: String, mistake: String, target: Map<String, String>, text: String) =
+        BadInputCase(
+            name,
+            mistake,
+            GOOD,
+            target = target,
+            expect =
+                Expectation(
+                    EventReasons.WARMUP_FAILED,
+                    text,
+                    TOO_MANY,
+                    GateReasons.WARMUP_FAILED_OPEN,
+                    ready = true,
+                ),
+        )
 
     private fun targetCases() =
         listOf(

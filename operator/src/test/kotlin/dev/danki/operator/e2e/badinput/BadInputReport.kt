@@ -4,11 +4,7 @@ import java.io.File
 
 /** docs/bad-input.md, written from what the suite saw: the document is the evidence. */
 object BadInputReport {
-    fun write(
-        file: File,
-        rows: List<Triple<BadInputCase, Observation, List<String>>>,
-        header: String,
-    ) {
+    fun write(file: File, rows: List<Triple<BadInputCase, Observation, List<String>>>, header: String) {
         val passed = rows.count { it.third.isEmpty() }
         val text =
             buildString {
@@ -34,11 +30,7 @@ object BadInputReport {
         file.writeText(text)
     }
 
-    private fun row(
-        case: BadInputCase,
-        seen: Observation,
-        misses: List<String>,
-    ): String {
+    private fun row(case: BadInputCase, seen: Observation, misses: List<String>): String {
         val event =
             seen.events
                 .firstOrNull { it.first == case.expect.eventReason }

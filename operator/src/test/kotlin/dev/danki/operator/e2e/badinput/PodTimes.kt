@@ -29,15 +29,9 @@ class PodTimes(
             object : ResourceEventHandler<Pod> {
                 override fun onAdd(pod: Pod) = record(pod)
 
-                override fun onUpdate(
-                    old: Pod,
-                    pod: Pod,
-                ) = record(pod)
+                override fun onUpdate(old: Pod, pod: Pod) = record(pod)
 
-                override fun onDelete(
-                    pod: Pod,
-                    unknown: Boolean,
-                ) = Unit
+                override fun onDelete(pod: Pod, unknown: Boolean) = Unit
             },
         )
 
@@ -59,10 +53,8 @@ class PodTimes(
     /** ContainersReady to danki's first gate condition, in seconds; negative when danki decided first. */
     fun decidedSeconds(pod: String): Double? = seen[pod]?.let { between(it.containersReady, it.decided) }
 
-    private fun between(
-        from: Instant?,
-        to: Instant?,
-    ): Double? = if (from == null || to == null) null else Duration.between(from, to).toMillis() / MILLIS
+    private fun between(from: Instant?, to: Instant?): Double? =
+        if (from == null || to == null) null else Duration.between(from, to).toMillis() / MILLIS
 
     override fun close() = informer.close()
 
