@@ -28,11 +28,14 @@ object HistoryEntries {
      * conflict), cut to the [retention] newest.
      */
     fun prepend(kept: List<WarmupHistoryEntry>, entry: WarmupHistoryEntry, retention: Int): List<WarmupHistoryEntry> {
-        val others = kept.filterNot { it.run == entry.run && it.completionTime == entry.completionTime }
+        val others = kept.filterNot { sameResult(it, entry) }
         return (listOf(entry) + others).take(retention)
     }
 
     /** Whether [kept] already holds this very result, so it is not counted twice. */
-    fun holds(kept: List<WarmupHistoryEntry>, entry: WarmupHistoryEntry) =
-        kept.any { it.run == entry.run && it.completionTime == entry.completionTime }
+    fun holds(kept: List<WarmupHistoryEntry>, entry: WarmupHistoryEntry) = kept.any { sameResult(it, entry) }
+
+    /** One run ends once per try: its name and completion time name one result. */
+    private fun sameResult(a: WarmupHistoryEntry, b: WarmupHistoryEntry) =
+        a.run == b.run && a.completionTime == b.completionTime
 }

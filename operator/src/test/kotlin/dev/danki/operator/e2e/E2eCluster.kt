@@ -1,6 +1,7 @@
 package dev.danki.operator.e2e
 
 import dev.danki.operator.gate.PodGate
+import dev.danki.operator.it.GeneratedCrds
 import dev.danki.operator.it.eventually
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
@@ -27,19 +28,8 @@ class E2eCluster(
     val suffix: String = System.currentTimeMillis().toString(36)
     val ns = "danki-e2e-$suffix"
 
-    /** danki's CRDs (WarmupRun, WarmupHistory) as the operator's build generated them. */
-    fun crds(): List<CustomResourceDefinition> =
-        listOf("warmupruns", "warmuphistories").map { plural ->
-            client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .load(File(repo, "operator/target/classes/META-INF/fabric8/$plural.danki.dev-v1.yml"))
-                .item()
-        }
-
     fun applyCrds() {
-        for (crd in crds()) {
+        for (crd in GeneratedCrds.load(client, repo)) {
             client
                 .resource<CustomResourceDefinition>(crd)
                 .fieldManager("danki-e2e")

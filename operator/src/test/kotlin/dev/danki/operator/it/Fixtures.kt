@@ -15,6 +15,17 @@ import java.time.temporal.ChronoUnit
 
 /** fabric8 builders for the objects a real cluster would make: no controller-manager or kubelet runs here. */
 object Fixtures {
+    /** Small passes, so a warm-up against a loopback target takes seconds. */
+    val FAST_PLAN =
+        mapOf(
+            Keys.Annotations.WARMUP to "enabled",
+            Keys.Annotations.REQUESTS to "20",
+            Keys.Annotations.RATE to "50",
+            Keys.Annotations.WARMUP_RATE to "200",
+            Keys.Annotations.MAX_WARMUP_REQUESTS to "400",
+            Keys.Annotations.TIMEOUT to "40s",
+        )
+
     fun namespace(client: KubernetesClient, name: String) {
         client
             .namespaces()

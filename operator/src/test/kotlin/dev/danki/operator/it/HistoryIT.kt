@@ -33,15 +33,7 @@ class HistoryIT {
     private val failing = TestTarget(500)
     private lateinit var operator: Operator
 
-    private val fast =
-        mapOf(
-            Annotations.WARMUP to "enabled",
-            Annotations.REQUESTS to "20",
-            Annotations.RATE to "50",
-            Annotations.WARMUP_RATE to "200",
-            Annotations.MAX_WARMUP_REQUESTS to "400",
-            Annotations.TIMEOUT to "40s",
-        )
+    private val fast = Fixtures.FAST_PLAN
 
     @BeforeAll
     fun start() {
@@ -137,14 +129,7 @@ class HistoryIT {
         space.create(Fixtures.deployment(space.ns, "raced", fast))
         val writers =
             List(2) {
-                RunHistory(space.client, 50) { ns, name ->
-                    space.client
-                        .apps()
-                        .deployments()
-                        .inNamespace(ns)
-                        .withName(name)
-                        .get()
-                }
+                RunHistory(space.client, 50, ::deployment)
             }
         val threads = Executors.newFixedThreadPool(2)
         val results =
@@ -167,14 +152,7 @@ class HistoryIT {
     @Test
     fun `no history is made for a Deployment that is gone`() {
         val writer =
-            RunHistory(space.client, 5) { ns, name ->
-                space.client
-                    .apps()
-                    .deployments()
-                    .inNamespace(ns)
-                    .withName(name)
-                    .get()
-            }
+            RunHistory(space.client, 5, ::deployment)
         writer.write(space.ns, "never-there", entry("x")) shouldBe false
         history("never-there").shouldBeNull()
         writer.close()

@@ -35,17 +35,13 @@ class RetryIT {
 
     /** Small passes so a warm-up takes seconds; held closed, so a failure keeps the pod out. */
     private fun settings(port: Int) =
-        mapOf(
-            Annotations.WARMUP to "enabled",
-            Annotations.PORT to "$port",
-            Annotations.PATHS to "GET /",
-            Annotations.REQUESTS to "20",
-            Annotations.RATE to "50",
-            Annotations.WARMUP_RATE to "200",
-            Annotations.MAX_WARMUP_REQUESTS to "400",
-            Annotations.TIMEOUT to "12s",
-            Annotations.FAILURE_POLICY to "closed",
-        )
+        Fixtures.FAST_PLAN +
+            mapOf(
+                Annotations.PORT to "$port",
+                Annotations.PATHS to "GET /",
+                Annotations.TIMEOUT to "12s",
+                Annotations.FAILURE_POLICY to "closed",
+            )
 
     @BeforeAll
     fun start() {

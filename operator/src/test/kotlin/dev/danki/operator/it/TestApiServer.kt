@@ -42,14 +42,7 @@ object TestApiServer {
         server.start()
         Runtime.getRuntime().addShutdownHook(Thread { server.stop() })
         val client = KubernetesClientBuilder().withConfig(Config.fromKubeconfig(server.kubeConfigYaml)).build()
-        for (plural in listOf("warmupruns", "warmuphistories")) {
-            val crd =
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .load(File(repo, "operator/target/classes/META-INF/fabric8/$plural.danki.dev-v1.yml"))
-                    .item()
+        for (crd in GeneratedCrds.load(client, repo)) {
             client.resource<CustomResourceDefinition>(crd).create()
             client
                 .apiextensions()

@@ -42,16 +42,7 @@ class WarmupIT {
     private val redirecting = TestTarget(redirectTo = "http://127.0.0.1:${elsewhere.port}/steal")
     private lateinit var operator: Operator
 
-    /** Small passes so a warm-up takes seconds. */
-    private val fast =
-        mapOf(
-            Annotations.WARMUP to "enabled",
-            Annotations.REQUESTS to "20",
-            Annotations.RATE to "50",
-            Annotations.WARMUP_RATE to "200",
-            Annotations.MAX_WARMUP_REQUESTS to "400",
-            Annotations.TIMEOUT to "40s",
-        )
+    private val fast = Fixtures.FAST_PLAN
 
     @BeforeAll
     fun start() {
