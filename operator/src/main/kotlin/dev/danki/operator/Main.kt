@@ -3,7 +3,7 @@ package dev.danki.operator
 import dev.danki.operator.config.ConfigException
 import dev.danki.operator.config.ConfigLoader
 import dev.danki.operator.config.OperatorConfig
-import dev.danki.operator.kube.LeaderElection
+import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.metrics.WarmupMetrics
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import org.slf4j.LoggerFactory

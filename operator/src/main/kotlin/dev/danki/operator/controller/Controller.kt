@@ -3,7 +3,6 @@ package dev.danki.operator.controller
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.WarmupRun
-import dev.danki.operator.kube.WorkQueue
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod

@@ -1,8 +1,8 @@
 package dev.danki.operator.it
 
 import dev.danki.operator.config.OperatorConfig
-import dev.danki.operator.kube.LeaderElection
-import dev.danki.operator.kube.LeaseCleanup
+import dev.danki.operator.leader.LeaderElection
+import dev.danki.operator.leader.LeaseCleanup
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder

@@ -1,5 +1,6 @@
-package dev.danki.operator.kube
+package dev.danki.operator.controller
 
+import dev.danki.operator.kube.BackoffPolicy
 import java.time.Duration
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.Executors

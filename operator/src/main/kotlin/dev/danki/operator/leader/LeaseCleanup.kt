@@ -1,4 +1,4 @@
-package dev.danki.operator.kube
+package dev.danki.operator.leader
 
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException

@@ -1,4 +1,4 @@
-package dev.danki.operator.kube
+package dev.danki.operator.leader
 
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe

@@ -1,4 +1,4 @@
-package dev.danki.operator.kube
+package dev.danki.operator.leader
 
 import dev.danki.operator.config.OperatorConfig
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder

@@ -1,5 +1,6 @@
-package dev.danki.operator.kube
+package dev.danki.operator.controller
 
+import dev.danki.operator.kube.BackoffPolicy
 import io.kotest.matchers.longs.shouldBeLessThan
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.Test

@@ -1,4 +1,4 @@
-package dev.danki.operator.kube
+package dev.danki.operator.leader
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.fabric8.kubernetes.api.model.OwnerReference
