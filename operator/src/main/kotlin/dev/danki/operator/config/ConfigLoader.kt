@@ -1,6 +1,7 @@
 package dev.danki.operator.config
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.warmup.Executables
 import dev.danki.operator.warmup.FailurePolicy
 import io.fabric8.kubernetes.api.model.ResourceRequirements
 import java.io.File

@@ -86,7 +86,7 @@ class RunRecorder(
         events.normal(ref.pod, Keys.EventReasons.WARMED_UP, RunStatuses.table(summary))
         metrics.resultMeasured(ref.namespace, ref.deployment, summary)
         metrics.runFinished(ref.namespace, ref.deployment, WarmupMetrics.SUCCEEDED, RunStatuses.seconds(status))
-        history.record(ref, status)
+        history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
         publish(ref.pod, ref.runName, null)
     }
 
@@ -99,7 +99,7 @@ class RunRecorder(
         val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
         metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
         metrics.runFailed(ref.namespace, ref.deployment, reason)
-        history.record(ref, status)
+        history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
         publish(ref.pod, ref.runName, null)
     }
 

@@ -1,6 +1,5 @@
 package dev.danki.operator.history
 
-import dev.danki.operator.controller.RunRef
 import dev.danki.operator.kube.BackoffPolicy
 import dev.danki.operator.kube.ServerSideApply
 import dev.danki.operator.kube.WarmupHistory
@@ -40,13 +39,13 @@ class RunHistory(
         Executors.newSingleThreadExecutor { task -> Thread(task, "danki-history").apply { isDaemon = true } }
 
     /**
-     * Adds the finished run [ref] with its final [status] to its Deployment's history, in the
-     * background; nothing when history is off or the pod has no Deployment.
+     * Adds the finished run [runName] (on [node]) with its final [status] to [deployment]'s history,
+     * in the background; nothing when history is off or the pod has no Deployment.
      */
-    fun record(ref: RunRef, status: WarmupRunStatus) {
-        if (retention == 0 || ref.deployment.isEmpty()) return
-        val entry = HistoryEntries.of(ref.runName, ref.pod.spec?.nodeName, status)
-        writer.execute { write(ref.namespace, ref.deployment, entry) }
+    fun record(namespace: String, deployment: String, runName: String, node: String?, status: WarmupRunStatus) {
+        if (retention == 0 || deployment.isEmpty()) return
+        val entry = HistoryEntries.of(runName, node, status)
+        writer.execute { write(namespace, deployment, entry) }
     }
 
     /** Adds [entry] now, on the caller's thread; false when it could not be written (logged). */

@@ -1,7 +1,6 @@
 package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import dev.danki.operator.config.Executables
 import java.io.File
 import java.io.IOException
 import java.nio.file.Files

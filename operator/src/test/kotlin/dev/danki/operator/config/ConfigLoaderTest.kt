@@ -1,5 +1,6 @@
 package dev.danki.operator.config
 
+import dev.danki.operator.warmup.Executables
 import dev.danki.operator.warmup.FailurePolicy
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldHaveSize

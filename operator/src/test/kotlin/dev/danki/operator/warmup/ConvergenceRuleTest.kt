@@ -1,6 +1,5 @@
 package dev.danki.operator.warmup
 
-import dev.danki.operator.config.Executables
 import io.kotest.assertions.withClue
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe

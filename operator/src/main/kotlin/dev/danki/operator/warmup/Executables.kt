@@ -1,4 +1,4 @@
-package dev.danki.operator.config
+package dev.danki.operator.warmup
 
 import java.io.File
 
