@@ -30,16 +30,40 @@ wait_for() {
 # cluster_running: true when the API server of $KUBECONFIG answers.
 cluster_running() { [[ -f ${KUBECONFIG:-/nonexistent} ]] && $K get --raw=/readyz >/dev/null 2>&1; }
 
-# render_exam NAME ANNOTATE REPLICAS: the manifest of one exam Deployment and its Service.
-# Both demo Deployments come from this one template; only ANNOTATE=1 adds danki's annotations.
+# render_exam NAME ANNOTATE REPLICAS: the manifest of one exam Deployment and its Service, named NAME,
+# labelled and selected by app: NAME, with REPLICAS replicas. Every one comes from the kustomize base
+# demo/manifests/exam; only ANNOTATE=1 adds the component demo/manifests/warmup (danki's annotations).
 render_exam() {
-  local name=$1 annotate=$2 replicas=$3 annotations=$DEMO_DIR/manifests/warmup-annotations.yaml
-  [[ $annotate == 1 ]] || annotations=/dev/null
-  sed -e "s/__NAME__/$name/g" -e "s/__REPLICAS__/$replicas/g" "$DEMO_DIR/manifests/exam.yaml" |
-    awk -v ann="$annotations" '
-      $0 != "  annotations: __ANNOTATIONS__" { print; next }
-      { n = 0; while ((getline line < ann) > 0) { if (!n++) print "  annotations:"; print "    " line } }
-      n == 0 { print "  annotations: {}" }'
+  local name=$1 annotate=$2 replicas=$3 dir manifests rc=0
+  # The Service's name must be a DNS-1035 label, the stricter of the two kinds' rules.
+  [[ $name =~ ^[a-z]([-a-z0-9]*[a-z0-9])?$ && ${#name} -le 63 ]] ||
+    die "render_exam: NAME '$name' is not a DNS-1035 label (a-z, 0-9 and '-', a letter first, at most 63)"
+  [[ $annotate == [01] ]] || die "render_exam: ANNOTATE '$annotate' is not 0 or 1"
+  [[ $replicas =~ ^[0-9]+$ ]] || die "render_exam: REPLICAS '$replicas' is not a non-negative integer"
+  dir=$(mktemp -d) || die "render_exam: mktemp -d failed"
+  # kustomize's load restrictor lets a kustomization load a directory with its own kustomization from
+  # anywhere, but no loose file outside its root: so the base and the component are directories.
+  # It refuses an absolute path to one ("new root cannot be absolute"): they are named relative to dir.
+  manifests=$(realpath --relative-to="$dir" "$DEMO_DIR/manifests")
+  # The patch renames the base's Deployment and Service, both named exam.
+  cat >"$dir/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: ["$manifests/exam"]
+patches:
+  - target: {name: exam}
+    patch: '[{"op": "replace", "path": "/metadata/name", "value": "$name"}]'
+labels:
+  - pairs: {app: $name}
+    includeSelectors: true
+    includeTemplates: true
+replicas:
+  - {name: $name, count: $replicas}
+EOF
+  [[ $annotate == 0 ]] || printf 'components: ["%s"]\n' "$manifests/warmup" >>"$dir/kustomization.yaml"
+  $K kustomize "$dir" || rc=$?
+  rm -rf "$dir"
+  return "$rc"
 }
 
 # pods_of NS APP: names of the pods with label app=APP, one a line, oldest first.

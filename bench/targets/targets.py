@@ -15,10 +15,20 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def _demo_paths():
-    """The danki.dev/paths value of the demo's exam-warm Deployment (demo/manifests/warmup-annotations.yaml)."""
-    lines = open(os.path.join(REPO, "demo", "manifests", "warmup-annotations.yaml")).read().splitlines()
-    start = lines.index("danki.dev/paths: |") + 1
-    return "\n".join(line[2:] for line in lines[start:] if line.startswith("  ")) + "\n"
+    """The danki.dev/paths value of the demo's exam-warm Deployment (demo/manifests/warmup/warmup-annotations.yaml).
+
+    The value is a YAML block scalar: the lines after its key that are indented deeper than the key.
+    """
+    path = os.path.join(REPO, "demo", "manifests", "warmup", "warmup-annotations.yaml")
+    lines = open(path).read().splitlines()
+    key = next(i for i, line in enumerate(lines) if line.strip() == "danki.dev/paths: |")
+    indent = len(lines[key]) - len(lines[key].lstrip()) + 2
+    block = []
+    for line in lines[key + 1 :]:
+        if not line.startswith(" " * indent):
+            break
+        block.append(line[indent:])
+    return "\n".join(block) + "\n"
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ wait_pods() {
   done
 }
 
-# deploy_bench NS NAME ANNOTATE REPLICAS: one exam Deployment from the demo's template.
+# deploy_bench NS NAME ANNOTATE REPLICAS: one exam Deployment and its Service, from the demo's render_exam.
 deploy_bench() {
   render_exam "$2" "$3" "$4" | $K -n "$1" apply -f - >/dev/null
   if [[ $3 == 1 ]]; then

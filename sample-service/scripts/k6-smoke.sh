@@ -47,7 +47,11 @@ run runblocking-vs-withcontext.js SECONDS=0.5 CONCURRENCY=16 PHASE_GAP_SECONDS=4
 run exam-start.js RATE=10 DURATION=2
 run threads-under-load.js RATE=20 DURATION=2 DOWNSTREAM_MS=200
 # the operator's script on the exam flow the demo annotates (its danki.dev/paths): cold, a short warm-up, warm
-DEMO_PATHS=$(sed -n '/^danki.dev\/paths: |$/,$p' "$SAMPLE_REPO/demo/manifests/warmup-annotations.yaml" | tail -n +2 | sed 's/^  //')
+# (a YAML block scalar: the lines after the key that are indented deeper than it)
+DEMO_PATHS=$(awk '
+  /^ *danki\.dev\/paths: \|$/ { pad = sprintf("%*s", match($0, /[^ ]/) + 1, ""); next }
+  pad != "" && index($0, pad) != 1 { exit }
+  pad != "" { print substr($0, length(pad) + 1) }' "$SAMPLE_REPO/demo/manifests/warmup/warmup-annotations.yaml")
 run warmup.js REQUESTS=20 RATE=20 WARMUP_RATE=50 MAX_WARMUP_REQUESTS=100 TIME_BUDGET_S=60 PATHS="$DEMO_PATHS"
 check_warmup_summary
 
