@@ -19,12 +19,14 @@ print("" if v is None else v)' "$@"
 
 # install_operator [CONCURRENCY]: install or upgrade the chart with one replica (and the chart's default
 # concurrency unless given) and wait until that replica holds the leader Lease, so the measured process
-# is the one doing the work.
+# is the one doing the work. BENCH_OPERATOR_SET, space-separated KEY=VALUE chart values, measures
+# another setting (e.g. "nodeConcurrency=1") without editing the chart.
 install_operator() {
-  local concurrency=${1:-} pods holder t0
+  local concurrency=${1:-} pods holder t0 value extra=()
+  for value in ${BENCH_OPERATOR_SET:-}; do extra+=(--set "$value"); done
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
     --set image.tag=dev --set replicaCount=1 --set podDisruptionBudget.enabled=false \
-    ${concurrency:+--set concurrency="$concurrency"} --wait --timeout 180s >/dev/null
+    ${concurrency:+--set concurrency="$concurrency"} "${extra[@]}" --wait --timeout 180s >/dev/null
   t0=$(date +%s)
   while :; do
     pods=$($K -n "$OPERATOR_NS" get pods -l app.kubernetes.io/instance="$RELEASE" -o json | "$PY" -c '
@@ -38,7 +40,7 @@ print(" ".join(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if "
   OPERATOR_POD=$pods
   OPERATOR_IP=$($K -n "$OPERATOR_NS" get pod "$OPERATOR_POD" -o jsonpath='{.status.podIP}')
   OPERATOR_PID=$(pid_in_pod "$OPERATOR_IP" operator-all.jar) || die "no operator process found for $OPERATOR_IP"
-  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency ${concurrency:-of the chart}"
+  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency ${concurrency:-of the chart}${BENCH_OPERATOR_SET:+, $BENCH_OPERATOR_SET}"
 }
 
 # pid_in_pod IP PATTERN: the host PID of the process whose command line matches PATTERN, inside the

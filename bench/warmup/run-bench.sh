@@ -15,6 +15,8 @@
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
 #      BENCH_SCALEUP_STRATEGIES ("serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("8 16"),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
+#      BENCH_OPERATOR_SET (extra chart values, e.g. "nodeConcurrency=1"), BENCH_RESULTS (the .md to
+#      write, default bench/results/warmup.md; the .json beside it),
 #      CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
