@@ -34,20 +34,29 @@ def scale(namespace, deployment, replicas):
 
 
 def wait_settled(namespace, name, replicas, gate=None, timeout_s=300):
-    """Waits until Deployment NAME has GATE among its template's readiness gates (when given) and has
-    rolled out: REPLICAS pods, all of the current template, all Ready. Opting a Deployment in to
-    danki adds the gate to its template, which rolls it once; a scale before that makes pods without it."""
+    """Waits until Deployment NAME has rolled out: REPLICAS pods, all of the current template, all Ready,
+    and with GATE (when given) among the readiness gates of every pod. danki puts the gate on each new
+    pod (webhook mode, its default) or on the template, which rolls the Deployment once (template mode);
+    a scale before either makes pods without it."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         d = get_json("-n", namespace, "deployment", name)
-        gates = [g.get("conditionType") for g in d["spec"]["template"]["spec"].get("readinessGates") or []]
         status = d.get("status", {})
-        if ((gate is None or gate in gates) and status.get("observedGeneration", 0) >= d["metadata"]["generation"]
-                and all(status.get(k, 0) == replicas for k in ("replicas", "updatedReplicas", "readyReplicas"))):
+        if (status.get("observedGeneration", 0) >= d["metadata"]["generation"]
+                and all(status.get(k, 0) == replicas for k in ("replicas", "updatedReplicas", "readyReplicas"))
+                and (gate is None or all_gated(namespace, d, gate))):
             return
         time.sleep(0.5)
     raise RuntimeError(f"deployment {namespace}/{name} did not settle at {replicas} replicas"
                        f"{' with gate ' + gate if gate else ''} within {timeout_s} s")
+
+
+def all_gated(namespace, deployment, gate):
+    """Whether every live pod of DEPLOYMENT (its object) has GATE among its readiness gates."""
+    selector = ",".join(f"{k}={v}" for k, v in deployment["spec"]["selector"]["matchLabels"].items())
+    pods = [p for p in get_json("-n", namespace, "pods", "-l", selector)["items"]
+            if "deletionTimestamp" not in p["metadata"]]
+    return all(gate in [g.get("conditionType") for g in p["spec"].get("readinessGates") or []] for p in pods)
 
 
 def set_condition(namespace, pod, condition_type, message):

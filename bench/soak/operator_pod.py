@@ -11,11 +11,12 @@ import subprocess
 import time
 from collections import Counter
 
-from kube import get_json, kubectl
+from kube import all_gated, get_json, kubectl
 from targets import REPO
 
 HELM = os.environ.get("HELM", os.path.join(REPO, "bin", "helm"))
 NAMESPACE, RELEASE, LEASE = "danki-system", "danki", "danki-operator"
+GATE = "danki.dev/warmed"
 JAVA_OPTIONS = "-Xmx512m"
 """The heap ceiling the image gives the chart's default 2Gi limit (MaxRAMPercentage=25): the local
 cluster sets no memory limit, so without it the JVM would size its heap from the host's 24 GiB."""
@@ -66,12 +67,13 @@ def host_pid(pod_name):
 
 
 def wait_gate(namespace, deployment, timeout_s=120):
-    """Until danki has added its readiness gate to DEPLOYMENT's template (the opt-in's one rollout)."""
+    """Until danki gates DEPLOYMENT: the gate on its template (template mode: the opt-in's one rollout)
+    or on every one of its pods (webhook mode, the chart's default: no rollout)."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         d = get_json("-n", namespace, "deployment", deployment)
         gates = [g.get("conditionType") for g in d["spec"]["template"]["spec"].get("readinessGates") or []]
-        if "danki.dev/warmed" in gates:
+        if GATE in gates or (d.get("status", {}).get("replicas", 0) > 0 and all_gated(namespace, d, GATE)):
             return
         time.sleep(1)
     raise RuntimeError(f"danki did not gate {namespace}/{deployment} within {timeout_s} s")
