@@ -84,6 +84,11 @@ configmaps [] [] [get]
 networkpolicies.networking.k8s.io [] [] [create delete]
 EOF
 }
+# Cluster-wide, so in every namespace's list: nodeConcurrency auto (the chart's default) reads a
+# node's allocatable CPU, by name.
+cluster_rules() {
+  echo 'nodes [] [] [get]'
+}
 lease_rules() {
   cat <<EOF
 leases.coordination.k8s.io [] [] [create]
@@ -96,11 +101,12 @@ can_i_list() {
   kc auth can-i --list -n "$1" --as="system:serviceaccount:$2:$3" --no-headers | sed -E 's/[[:space:]]+/ /g; s/ $//' | sort
 }
 
-# expect_rules NAME NS SA_NS SA BASELINE EXTRA...: SA's rules in NS are exactly BASELINE plus EXTRA.
+# expect_rules NAME NS SA_NS SA BASELINE EXTRA...: SA's rules in NS are exactly BASELINE plus the
+# cluster-wide rules plus EXTRA.
 expect_rules() {
   local name=$1 ns=$2 sa_ns=$3 sa=$4 baseline=$5; shift 5
   local want got
-  want=$( { printf '%s\n' "$baseline"; printf '%s\n' "$@"; } | sed "/^$/d" | sort)
+  want=$( { printf '%s\n' "$baseline"; cluster_rules; printf '%s\n' "$@"; } | sed "/^$/d" | sort)
   got=$(can_i_list "$ns" "$sa_ns" "$sa")
   if [[ $want == "$got" ]]; then pass "$name"; else
     fail "$name"; diff <(echo "$want") <(echo "$got") | sed 's/^/     /' || true
@@ -318,7 +324,10 @@ run_suite() {
   denied "$app" "$ns" "$sa" update warmupruns.danki.dev --subresource=status
   for verb in list watch update delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" warmuphistories.danki.dev; done
   denied "$other" "$ns" "$sa" create leases.coordination.k8s.io
+  allowed "" "$ns" "$sa" get nodes
   denied "" "$ns" "$sa" list nodes
+  denied "" "$ns" "$sa" watch nodes
+  denied "" "$ns" "$sa" patch nodes
   denied "" "$ns" "$sa" create clusterroles.rbac.authorization.k8s.io
   denied "" "$ns" "$sa" delete customresourcedefinitions.apiextensions.k8s.io
   denied "$app" "$ns" "$sa" impersonate serviceaccounts

@@ -49,6 +49,7 @@ WEBHOOK_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["danki-webhook-tls"], "verbs": ["get", "update"]},
 ]
 NAMESPACE_READ_RULE = {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]}
+NODE_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
 WEBHOOK_CLUSTER_RULES = [
     NAMESPACE_READ_RULE,
     {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["mutatingwebhookconfigurations"],
@@ -92,7 +93,7 @@ def test_defaults(helm):
     expected = sorted(["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
                        "RoleBinding", "Deployment", "Service", "PodDisruptionBudget",
                        "Service", "Secret", "MutatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole",
-                       "ClusterRoleBinding"])
+                       "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding"])
     check("defaults: exactly the documented objects", kinds == expected, f"got {kinds}")
     crd = find(docs, "CustomResourceDefinition", "warmupruns.danki.dev")
     check("CRD warmupruns.danki.dev, namespaced, status subresource",
@@ -117,7 +118,7 @@ def test_defaults(helm):
     check("leader election on, Lease in the release namespace",
           env["DANKI_LEADER_ELECTION"] == "true" and env["DANKI_LEASE_NAMESPACE"] == NAMESPACE
           and env["DANKI_LEASE_NAME"] == "danki-operator", env)
-    check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "16" and env["DANKI_NODE_CONCURRENCY"] == "2"
+    check("operator settings from values", env["DANKI_WATCH_NAMESPACES"] == "" and env["DANKI_CONCURRENCY"] == "16" and env["DANKI_NODE_CONCURRENCY"] == "auto"
           and env["DANKI_DEFAULT_FAILURE_POLICY"] == "open" and env["DANKI_HTTP_PORT"] == "8080"
           and env["DANKI_LOG_FORMAT"] == "json" and env["DANKI_LOG_LEVEL"] == "info"
           and env["DANKI_HISTORY_RETENTION"] == "20", env)
@@ -157,6 +158,12 @@ def test_defaults(helm):
     check("webhook ClusterRole: namespaces read-only, its own MutatingWebhookConfiguration get and patch by name",
           webhook_cr and webhook_cr[0]["rules"] == WEBHOOK_CLUSTER_RULES, webhook_cr and webhook_cr[0]["rules"])
     all_rules += (webhook_role[0]["rules"] if webhook_role else []) + (webhook_cr[0]["rules"] if webhook_cr else [])
+    nodes_cr = find(docs, "ClusterRole", "danki-nodes")
+    check("nodeConcurrency auto: a ClusterRole that only gets nodes (no list, no watch), bound to the ServiceAccount",
+          nodes_cr and nodes_cr[0]["rules"] == NODE_RULES
+          and find(docs, "ClusterRoleBinding", "danki-nodes")[0]["subjects"]
+          == [{"kind": "ServiceAccount", "name": "danki", "namespace": NAMESPACE}], nodes_cr and nodes_cr[0]["rules"])
+    all_rules += nodes_cr[0]["rules"] if nodes_cr else []
     check("no wildcard, secrets only by name, no configmaps, no pod writes",
           not any("*" in r["verbs"] or "*" in r["resources"] or "*" in r["apiGroups"] for r in all_rules)
           and not any(res == "configmaps" for r in all_rules for res in r["resources"])
@@ -241,10 +248,17 @@ def test_namespaced(helm):
     check("namespaced mode renders", code == 0, err)
     if code != 0:
         return
-    check("namespaced mode: nothing cluster-wide but namespaces read-only and the webhook configuration, by name",
-          [d["metadata"]["name"] for d in find(docs, "ClusterRole")] == ["danki-webhook"]
-          and find(docs, "ClusterRole")[0]["rules"] == WEBHOOK_CLUSTER_RULES
-          and [d["metadata"]["name"] for d in find(docs, "ClusterRoleBinding")] == ["danki-webhook"])
+    check("namespaced mode: nothing cluster-wide but namespaces read-only, the webhook configuration by name, "
+          "and nodes get (nodeConcurrency auto)",
+          sorted(d["metadata"]["name"] for d in find(docs, "ClusterRole")) == ["danki-nodes", "danki-webhook"]
+          and find(docs, "ClusterRole", "danki-webhook")[0]["rules"] == WEBHOOK_CLUSTER_RULES
+          and find(docs, "ClusterRole", "danki-nodes")[0]["rules"] == NODE_RULES
+          and sorted(d["metadata"]["name"] for d in find(docs, "ClusterRoleBinding")) == ["danki-nodes", "danki-webhook"])
+    code, fixed, err = render(helm, "--set", "watchNamespaces={shop,payments}", "--set", "nodeConcurrency=4")
+    check("nodeConcurrency a number: DANKI_NODE_CONCURRENCY=4 and no access to nodes",
+          code == 0 and not find(fixed, "ClusterRole", "danki-nodes") and not find(fixed, "ClusterRoleBinding", "danki-nodes")
+          and env_of(find(fixed, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0])["DANKI_NODE_CONCURRENCY"]
+          == "4", err)
     for ns in ("shop", "payments"):
         role = find(docs, "Role", "danki", ns)
         check(f"namespaced mode: Role in {ns} with the same rules", role and role[0]["rules"] == WATCH_RULES)

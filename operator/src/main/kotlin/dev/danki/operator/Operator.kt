@@ -23,6 +23,8 @@ import dev.danki.operator.runner.RunnerPodSpec
 import dev.danki.operator.runner.RunnerPods
 import dev.danki.operator.warmup.FairShare
 import dev.danki.operator.warmup.K6Runner
+import dev.danki.operator.warmup.NodeCaps
+import dev.danki.operator.warmup.NodeCpuCaps
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
@@ -89,7 +91,10 @@ class Operator(
         val patchTemplate = config.gateInjection == GateInjection.TEMPLATE
         deployments =
             DeploymentReconciler(caches, template, events, metrics, parser, patchTemplate, controller::enqueuePod)
-        val actions = RunActions(runs, gate, recorder, pool, job)
+        val nodeCaps =
+            config.nodeConcurrency?.let { NodeCaps.fixed(it) }
+                ?: NodeCpuCaps.reading(client)
+        val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps)
         pods =
             PodReconciler(config, caches, parser, recorder, pool, actions) { namespace, name ->
                 client
@@ -152,7 +157,7 @@ class Operator(
             slots,
             config.queueCapacity,
             gauge,
-            FairShare.of(slots, config.deploymentShare, config.namespaceShare, config.nodeConcurrency),
+            FairShare.of(slots, config.deploymentShare, config.namespaceShare),
             ::warmupFinished,
         )
 

@@ -12,6 +12,7 @@ import java.net.InetAddress
  * Reads [OperatorConfig] from environment variables, collecting every problem before failing,
  * so a user fixes them all in one go.
  */
+@Suppress("TooManyFunctions") // one small parser per kind of setting, each with its own message
 class ConfigLoader(
     private val env: Map<String, String>,
     private val namespaceFile: File = File(IN_CLUSTER_NAMESPACE_FILE),
@@ -46,7 +47,7 @@ class ConfigLoader(
                 maxErrorRatio = ratio("DANKI_MAX_ERROR_RATIO", defaults.maxErrorRatio),
                 reconcileWorkers = int("DANKI_RECONCILE_WORKERS", defaults.reconcileWorkers, 1..MAX_CONCURRENCY),
                 queueCapacity = int("DANKI_QUEUE_CAPACITY", defaults.queueCapacity, 1..Int.MAX_VALUE),
-                nodeConcurrency = int("DANKI_NODE_CONCURRENCY", defaults.nodeConcurrency, 1..MAX_CONCURRENCY),
+                nodeConcurrency = nodeConcurrency(defaults.nodeConcurrency),
                 historyRetention =
                     int("DANKI_HISTORY_RETENTION", defaults.historyRetention, 0..OperatorConfig.MAX_HISTORY_RETENTION),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
@@ -83,6 +84,19 @@ class ConfigLoader(
         val parsed = raw.toIntOrNull()
         if (parsed == null || parsed !in range) {
             problems += "$name=$raw: expected a whole number from ${range.first} to ${range.last}"
+            return default
+        }
+        return parsed
+    }
+
+    /** `auto` (null: each node's cap from its CPU) or a whole number for every node. */
+    private fun nodeConcurrency(default: Int?): Int? {
+        val name = "DANKI_NODE_CONCURRENCY"
+        val raw = value(name) ?: return default
+        if (raw == AUTO) return null
+        val parsed = raw.toIntOrNull()
+        if (parsed == null || parsed !in 1..MAX_CONCURRENCY) {
+            problems += "$name=$raw: expected $AUTO or a whole number from 1 to $MAX_CONCURRENCY"
             return default
         }
         return parsed
@@ -193,6 +207,7 @@ class ConfigLoader(
 
         /** More parallel k6 processes than this would starve a small operator pod of CPU. */
         const val MAX_CONCURRENCY = 256
+        const val AUTO = "auto"
 
         /** Runner pods are cheap to schedule but each is a pod: a thousand at once is a mistake. */
         const val MAX_RUNNERS = 1_000

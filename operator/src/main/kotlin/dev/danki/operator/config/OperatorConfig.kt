@@ -36,8 +36,8 @@ data class OperatorConfig(
     val deploymentShare: Double = DEFAULT_DEPLOYMENT_SHARE,
     /** Share of the warm-up slots one namespace may hold at once (at least one slot). */
     val namespaceShare: Double = DEFAULT_NAMESPACE_SHARE,
-    /** Warm-ups of pods on one node at once: they compete for that node's CPU. */
-    val nodeConcurrency: Int = DEFAULT_NODE_CONCURRENCY,
+    /** Warm-ups of pods on one node at once (they compete for its CPU); null: from each node's CPU. */
+    val nodeConcurrency: Int? = null,
     /** Image of the runner pods that run custom k6 flows; null: no runner pods, custom scripts refused. */
     val runnerImage: String? = null,
     /** Runner pods at once (they are scheduled like any pod, so the cluster bounds them, not the operator). */
@@ -58,7 +58,6 @@ data class OperatorConfig(
 
     companion object {
         const val DEFAULT_CONCURRENCY = 16
-        const val DEFAULT_NODE_CONCURRENCY = 2
         const val DEFAULT_HTTP_PORT = 8080
         const val DEFAULT_LEASE_NAME = "danki-operator"
 

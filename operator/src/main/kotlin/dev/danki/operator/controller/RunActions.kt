@@ -6,6 +6,8 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.warmup.NodeCaps
+import dev.danki.operator.warmup.PodNode
 import dev.danki.operator.warmup.RunOwner
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
@@ -21,6 +23,7 @@ class RunActions(
     private val recorder: RunRecorder,
     private val pool: WarmupPools,
     private val job: WarmupJob,
+    private val nodeCaps: NodeCaps,
 ) {
     private val log = LoggerFactory.getLogger(RunActions::class.java)
 
@@ -93,7 +96,11 @@ class RunActions(
         }
         val input = WarmupJob.Input(ctx.ref, plan, ctx.deadline, readySeenAt, status)
         val owner = RunOwner(pod.metadata.namespace, ctx.deployment.ifEmpty { "pod:${pod.metadata.name}" })
-        val node = pod.spec?.nodeName.orEmpty()
+        val node =
+            pod.spec
+                ?.nodeName
+                ?.takeIf { it.isNotEmpty() }
+                ?.let { PodNode(it, nodeCaps.of(it)) } ?: PodNode.UNKNOWN
         val queued = pool.submit(plan, ctx.runKey, ctx.podKey, owner, node) { task -> job.run(task, input) }
         if (!queued) return QUEUE_FULL_RETRY
         log

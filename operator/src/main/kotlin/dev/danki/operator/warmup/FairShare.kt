@@ -6,26 +6,21 @@ import kotlin.math.ceil
  * How many warm-up slots one Deployment and one namespace may hold at once. A cap, not a priority:
  * a Deployment at its share waits even when slots are free, because a slot given to a tenant whose
  * pods never answer is held until that pod's timeout, an hour at worst, and meanwhile others wait.
- *
- * [perNode] caps warm-ups of pods on one node: a warm-up drives its pod as fast as it answers, so two
- * pods on one node compete for its CPU, and a node's starting JVMs compete with both. Measured on one
- * 2-core node, 8 warm-ups at once took minutes where one at a time took seconds each (bench/results).
+ * Each node has a cap of its own too ([PodNode], passed with each warm-up).
  */
 data class FairShare(
     val perDeployment: Int,
     val perNamespace: Int,
-    val perNode: Int = Int.MAX_VALUE,
 ) {
-    /** [node] is the warmed pod's node; empty when not known yet (then no node cap applies). */
-    fun admits(owner: RunOwner, node: String, running: Occupancy) =
+    fun admits(owner: RunOwner, node: PodNode, running: Occupancy) =
         running.of(owner) < perDeployment &&
             running.inNamespace(owner.namespace) < perNamespace &&
-            (node.isEmpty() || running.onNode(node) < perNode)
+            (node.name.isEmpty() || running.onNode(node.name) < node.cap)
 
     companion object {
         /** Shares of [slots]; each at least one slot, so every tenant is served. */
-        fun of(slots: Int, deploymentShare: Double, namespaceShare: Double, perNode: Int = Int.MAX_VALUE) =
-            FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare), perNode)
+        fun of(slots: Int, deploymentShare: Double, namespaceShare: Double) =
+            FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare))
 
         fun unlimited(slots: Int) = FairShare(slots, slots)
 

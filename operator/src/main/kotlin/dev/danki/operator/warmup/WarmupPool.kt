@@ -58,8 +58,8 @@ class WarmupPool(
     private class Entry(
         val task: WarmupTask,
         val owner: RunOwner,
-        /** The warmed pod's node, for the per-node cap; empty when unknown. */
-        val node: String,
+        /** The warmed pod's node and its cap. */
+        val node: PodNode,
         val body: (WarmupTask) -> Unit,
     )
 
@@ -74,7 +74,7 @@ class WarmupPool(
         runKey: String,
         podKey: String,
         owner: RunOwner = RunOwner.of(podKey),
-        node: String = "",
+        node: PodNode = PodNode.UNKNOWN,
         body: (WarmupTask) -> Unit,
     ): Boolean {
         val accepted =
@@ -147,7 +147,7 @@ class WarmupPool(
                 val entry = resume.entry
                 if (!shares.admits(entry.owner, entry.node, runningBy)) continue
                 resumes.remove()
-                runningBy.add(entry.owner, entry.node)
+                runningBy.add(entry.owner, entry.node.name)
                 resume.granted.countDown()
             }
             val each = waiting.values.iterator()
@@ -155,7 +155,7 @@ class WarmupPool(
                 val entry = each.next()
                 if (!shares.admits(entry.owner, entry.node, runningBy)) continue
                 each.remove()
-                runningBy.add(entry.owner, entry.node)
+                runningBy.add(entry.owner, entry.node.name)
                 started += entry
             }
         }
@@ -170,7 +170,7 @@ class WarmupPool(
                     .setCause(e)
                     .log("warm-up not started")
                 synchronized(lock) {
-                    runningBy.remove(entry.owner, entry.node)
+                    runningBy.remove(entry.owner, entry.node.name)
                     tasks.remove(entry.task.runKey, entry)
                 }
             }
@@ -186,10 +186,10 @@ class WarmupPool(
      */
     private fun pauseOutside(entry: Entry, delay: Duration): Boolean {
         val task = entry.task
-        synchronized(lock) { runningBy.remove(entry.owner, entry.node) }
+        synchronized(lock) { runningBy.remove(entry.owner, entry.node.name) }
         dispatch()
         if (!task.sleep(delay)) {
-            synchronized(lock) { runningBy.add(entry.owner, entry.node) }
+            synchronized(lock) { runningBy.add(entry.owner, entry.node.name) }
             return false
         }
         val resume = Resume(entry)
@@ -206,7 +206,7 @@ class WarmupPool(
             }
         synchronized(lock) {
             // cancelled while waiting: hold a slot again anyway, for the moment until runTask gives it back
-            if (resuming.remove(task.runKey) != null) runningBy.add(entry.owner, entry.node)
+            if (resuming.remove(task.runKey) != null) runningBy.add(entry.owner, entry.node.name)
         }
         return !task.cancelled && !interrupted
     }
@@ -220,7 +220,7 @@ class WarmupPool(
             crash = runBody(entry)
         }
         synchronized(lock) {
-            runningBy.remove(entry.owner, entry.node)
+            runningBy.remove(entry.owner, entry.node.name)
             tasks.remove(task.runKey, entry)
         }
         // heard of before the freed slot is handed on, so results arrive in the order runs end

@@ -26,7 +26,7 @@ class WarmupPools(
         runKey: String,
         podKey: String,
         owner: RunOwner,
-        node: String,
+        node: PodNode,
         body: (WarmupTask) -> Unit,
     ): Boolean {
         val pool = if (plan.script != null) runners ?: error("a custom flow needs runner pods") else local

@@ -35,7 +35,7 @@ class ConfigLoaderTest {
         val config = load()
         config.watchNamespaces shouldBe emptyList()
         config.concurrency shouldBe 16
-        config.nodeConcurrency shouldBe 2
+        config.nodeConcurrency shouldBe null // auto: each node's cap from its CPU
         config.defaultFailurePolicy shouldBe FailurePolicy.OPEN
         config.httpPort shouldBe 8080
         config.leaderElection shouldBe true
@@ -104,6 +104,16 @@ class ConfigLoaderTest {
         error.message!! shouldContain "DANKI_DEFAULT_FAILURE_POLICY=maybe: expected one of open, closed"
         error.message!! shouldContain "DANKI_K6_SCRIPT=/no/such/script.js: no such file"
         error.message!! shouldContain "'Not_Valid' is not a valid namespace name"
+    }
+
+    @Test
+    fun `the node cap is auto or one number for every node`() {
+        load("DANKI_NODE_CONCURRENCY" to "auto").nodeConcurrency shouldBe null
+        load("DANKI_NODE_CONCURRENCY" to "3").nodeConcurrency shouldBe 3
+        listOf("0", "257", "Auto", "two").forEach { bad ->
+            shouldThrow<ConfigException> { load("DANKI_NODE_CONCURRENCY" to bad) }.message!! shouldContain
+                "DANKI_NODE_CONCURRENCY=$bad: expected auto or a whole number from 1 to 256"
+        }
     }
 
     @Test

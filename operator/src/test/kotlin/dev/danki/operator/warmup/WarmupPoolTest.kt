@@ -35,7 +35,7 @@ class WarmupPoolTest {
     private fun blocking(
         runKey: String,
         owner: RunOwner = RunOwner.of("ns/$runKey"),
-        node: String = "",
+        node: PodNode = PodNode.UNKNOWN,
     ): CountDownLatch {
         val started = CountDownLatch(1)
         val release = CountDownLatch(1)
@@ -238,12 +238,12 @@ class WarmupPoolTest {
 
     @Test
     fun `one node never warms more pods at once than its cap, and another node's pod starts at once`() {
-        newPool(slots = 8, shares = FairShare.of(8, 1.0, 1.0, perNode = 2))
+        newPool(slots = 8, shares = FairShare.of(8, 1.0, 1.0))
         val app = RunOwner("shop", "exam")
-        val releases = listOf("a", "b").map { blocking(it, app, "node-1") }
-        pool.submit("c", "ns/c", app, "node-1") { ran += "c" } shouldBe true
+        val releases = listOf("a", "b").map { blocking(it, app, PodNode("node-1", 2)) }
+        pool.submit("c", "ns/c", app, PodNode("node-1", 2)) { ran += "c" } shouldBe true
         pool.isQueued("c") shouldBe true
-        val other = blocking("d", app, "node-2")
+        val other = blocking("d", app, PodNode("node-2", 1))
         pool.isRunning("d") shouldBe true
         pool.running() shouldBe 3
         pool.isQueued("c") shouldBe true
