@@ -92,7 +92,7 @@ cluster_rules() {
 lease_rules() {
   cat <<EOF
 leases.coordination.k8s.io [] [] [create]
-leases.coordination.k8s.io [] [$LEASE] [get patch delete]
+leases.coordination.k8s.io [] [$LEASE] [get update patch delete]
 EOF
 }
 

@@ -40,7 +40,7 @@ HISTORY_RULES = WATCH_RULES[-2:]
 LEASE_RULES = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
-     "verbs": ["get", "patch", "delete"]},
+     "verbs": ["get", "update", "patch", "delete"]},
 ]
 # Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
 # webhook mode (the default) with danki's own certificates: its one Secret and its one webhook configuration, by

@@ -3,7 +3,6 @@ package dev.danki.operator
 import dev.danki.operator.config.ConfigException
 import dev.danki.operator.config.ConfigLoader
 import dev.danki.operator.config.OperatorConfig
-import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.metrics.WarmupMetrics
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import org.slf4j.LoggerFactory
@@ -27,40 +26,32 @@ fun main() {
 private fun run(config: OperatorConfig) {
     val log = LoggerFactory.getLogger("dev.danki.operator.Main")
     val client = KubernetesClientBuilder().build()
-    val operator = Operator(config, client, WarmupMetrics().withJvmMetrics())
-    val election = LeaderElection(client, config)
     val shuttingDown = AtomicBoolean(false)
-    Runtime.getRuntime().addShutdownHook(
-        Thread {
-            shuttingDown.set(true)
-            log.info("shutting down")
-            operator.stop()
-            // releases the Lease, then deletes it unless another replica took it meanwhile
-            election.stop()
-            client.close()
-        },
-    )
-    operator.watch()
-    log
-        .atInfo()
-        .addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })
-        .addKeyValue("concurrency", config.concurrency)
-        .addKeyValue("httpPort", operator.http.port)
-        .addKeyValue("identity", config.identity)
-        .log("operator started")
-    election.run(
-        onLeading = {
-            log.atInfo().addKeyValue("identity", config.identity).log("leading: reconciling")
-            operator.lead()
-        },
-        onLost = {
-            // Releasing the Lease on SIGTERM also ends up here, inside the shutdown hook: exiting
+    val operator =
+        Operator(config, client, WarmupMetrics().withJvmMetrics()) {
+            // Giving the Lease up on SIGTERM also ends up here, inside the shutdown hook: exiting
             // from there would wait on the hook itself and hang the pod until SIGKILL.
             if (!shuttingDown.get()) {
                 // a former leader must not act on stale beliefs: exit, and let the restart rejoin as follower
                 log.atWarn().addKeyValue("identity", config.identity).log("leadership lost: exiting")
                 exitProcess(1)
             }
+        }
+    Runtime.getRuntime().addShutdownHook(
+        Thread {
+            shuttingDown.set(true)
+            log.info("shutting down")
+            operator.stop()
+            client.close()
         },
     )
+    operator.start()
+    log
+        .atInfo()
+        .addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })
+        .addKeyValue("concurrency", config.concurrency)
+        .addKeyValue("httpPort", operator.http.port)
+        .addKeyValue("identity", config.identity)
+        .addKeyValue("leaderElection", config.leaderElection)
+        .log("operator started")
 }

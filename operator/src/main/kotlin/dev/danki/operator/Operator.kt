@@ -2,19 +2,19 @@ package dev.danki.operator
 
 import dev.danki.operator.config.GateInjection
 import dev.danki.operator.config.OperatorConfig
-import dev.danki.operator.controller.Controller
 import dev.danki.operator.controller.DeploymentReconciler
 import dev.danki.operator.controller.PodReconciler
 import dev.danki.operator.controller.RunActions
 import dev.danki.operator.controller.RunRecorder
+import dev.danki.operator.controller.WarmupCompletions
 import dev.danki.operator.controller.WarmupJob
-import dev.danki.operator.controller.WorkItem
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
+import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.PoolGauges
@@ -29,28 +29,30 @@ import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
-import dev.danki.operator.warmup.WarmupTask
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.Webhook
+import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry
 import java.nio.file.Files
 import java.time.Duration
 import java.time.Instant
-import java.util.concurrent.CompletableFuture
 
 /**
- * The operator's parts, wired for one client: caches, queue, reconcilers, warm-up pool and the HTTP
- * port. [watch] starts watching (every replica); [lead] starts acting (the leader only) once the
- * caches have synced.
+ * The operator's parts, wired for one client: JOSDK's operator with the pod and Deployment reconcilers
+ * (their informers are the [caches] every other part reads), the warm-up pool and the HTTP port.
+ * [start] serves HTTP, starts the informers on every replica, and reconciling once this replica leads.
  */
 class Operator(
-    config: OperatorConfig,
+    private val config: OperatorConfig,
     client: KubernetesClient,
     private val metrics: WarmupMetrics = WarmupMetrics(),
+    /** Called when leadership, once won, is lost (not when [stop] gives it up). */
+    onLost: () -> Unit = {},
 ) {
-    val caches = Caches(client, config.watchNamespaces, namespaceOptIn = config.webhook != null)
-    private val controller = Controller(config.reconcileWorkers, ::reconcile, ::exists)
+    val caches = Caches(namespaceOptIn = config.webhook != null)
     private val gauges = PoolGauges(metrics::poolChanged)
     private val pool =
         WarmupPools(
@@ -60,11 +62,10 @@ class Operator(
     val webhook = config.webhook?.let { Webhook(it, client, caches, metrics) }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
     private val history = RunHistory(client, config.historyRetention) { ns, name -> caches.deployments.get(ns, name) }
-    private val missedGates =
-        config.webhook?.let { MissedGates(caches, EventRecorder(client, config.identity), metrics) }
-    private val deployments: DeploymentReconciler
+    private val completions = WarmupCompletions()
+    private val election = LeaderElection(client, config)
     private val pods: PodReconciler
-    private var synced: CompletableFuture<Void>? = null
+    private val sdk: io.javaoperatorsdk.operator.Operator
 
     @Volatile private var leading = false
 
@@ -87,16 +88,31 @@ class Operator(
             }
         val job = WarmupJob(config, WarmupAttempts(runner), runnerPods?.let { WarmupAttempts(it) }, recorder, events)
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
-        val template = TemplateGate(client)
-        val patchTemplate = config.gateInjection == GateInjection.TEMPLATE
-        deployments =
-            DeploymentReconciler(caches, template, events, metrics, parser, patchTemplate, controller::enqueuePod)
+        val deployments =
+            DeploymentReconciler(
+                TemplateGate(client),
+                events,
+                metrics,
+                parser,
+                patchTemplate = config.gateInjection == GateInjection.TEMPLATE,
+                namespaceOptIn = config.webhook != null,
+            )
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
                 ?: NodeCpuCaps.reading(client)
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps)
+        val missedGates = config.webhook?.let { MissedGates(caches, events, metrics) }
         pods =
-            PodReconciler(config, caches, parser, recorder, pool, actions) { namespace, name ->
+            PodReconciler(
+                config,
+                caches,
+                parser,
+                recorder,
+                pool,
+                actions,
+                completions,
+                missedGates,
+            ) { namespace, name ->
                 client
                     .apps()
                     .deployments()
@@ -104,53 +120,74 @@ class Operator(
                     .withName(name)
                     .get()
             }
+        val leaderElection = election.configuration(onLeading = ::lead, onLost = onLost)
+        sdk =
+            io.javaoperatorsdk.operator.Operator { o ->
+                o
+                    .withKubernetesClient(client)
+                    .withCloseClientOnStop(false)
+                    .withConcurrentReconciliationThreads(config.reconcileWorkers)
+                    // an informer that cannot list (a missing CRD) is retried; /healthz reports it meanwhile
+                    .withStopOnInformerErrorDuringStartup(false)
+                    .withCacheSyncTimeout(CACHE_SYNC_TIMEOUT)
+                    .withInformerStoppedHandler(caches::informerStopped)
+                leaderElection?.let { o.withLeaderElectionConfiguration(it) }
+            }
+        val webhookMode = config.webhook != null
+        sdk.register(pods) { o ->
+            watching(o)
+            o.withRetry(RETRY)
+            o.withGenericFilter { pod -> PodReconciler.wants(pod, webhookMode) }
+        }
+        sdk.register(deployments) { o ->
+            watching(o)
+            o.withRetry(RETRY)
+        }
     }
 
-    /** Serves HTTP and fills the caches. */
-    fun watch() {
+    /**
+     * Serves HTTP and starts the informers; returns once they have synced (or [CACHE_SYNC_TIMEOUT] passed).
+     * Without leader election this replica reconciles at once, with it once it wins the Lease.
+     */
+    fun start() {
         http.start()
         webhook?.start()
-        controller.watch(caches)
-        missedGates?.watch()
-        synced = caches.start()
+        if (!config.leaderElection) lead()
+        sdk.start()
     }
 
-    /** Starts reconciling once the caches have synced: call once this replica leads, after [watch]. */
-    fun lead() {
+    /** This replica leads: called before JOSDK starts its reconciles. */
+    private fun lead() {
         leading = true
         metrics.leading(true)
         pods.startActing()
-        val whenSynced = checkNotNull(synced) { "watch() first" }
-        controller.startWhen(whenSynced)
-        missedGates?.let { gates -> whenSynced.thenRun { gates.lead() } }
     }
 
-    /** What keeps this replica from working, for `/healthz`: a stopped informer, an ended worker. */
-    fun problem(): String? = caches.problem() ?: controller.problem()
+    /** What keeps this replica from working, for `/healthz`: an informer that cannot list or stopped. */
+    fun problem(): String? = caches.problem()
 
-    /** Stops everything; every k6 process is killed before this returns. */
+    /** Stops everything; every k6 process is killed before this returns, and the Lease is given up. */
     fun stop() {
-        controller.stop()
         pool.shutdownNow()
+        sdk.stop()
         history.close()
-        caches.stop()
         webhook?.stop()
         http.stop()
+        // deletes the Lease unless another replica took it meanwhile
+        election.stop()
     }
 
     private fun runsOf(pod: Pod) = caches.runsOf(pod.metadata.namespace, pod.metadata.name)
 
-    private fun reconcile(item: WorkItem): Duration? =
-        when (item.kind) {
-            WorkItem.Kind.DEPLOYMENT -> null.also { deployments.reconcile(item.namespace, item.name) }
-            WorkItem.Kind.POD -> pods.reconcile(item.namespace, item.name)
+    private fun <R : HasMetadata> watching(o: ControllerConfigurationOverrider<R>) {
+        if (config.watchNamespaces.isEmpty()) {
+            o.watchingAllNamespaces()
+        } else {
+            o.settingNamespaces(
+                config.watchNamespaces.toSet(),
+            )
         }
-
-    private fun exists(item: WorkItem): Boolean =
-        when (item.kind) {
-            WorkItem.Kind.DEPLOYMENT -> caches.deployments.get(item.namespace, item.name) != null
-            WorkItem.Kind.POD -> caches.pods.get(item.namespace, item.name) != null
-        }
+    }
 
     private fun poolOf(config: OperatorConfig, slots: Int, gauge: (Int, Int) -> Unit) =
         WarmupPool(
@@ -158,12 +195,21 @@ class Operator(
             config.queueCapacity,
             gauge,
             FairShare.of(slots, config.deploymentShare, config.namespaceShare),
-            ::warmupFinished,
-        )
+        ) { task, crash -> completions.finished(task.podKey, crash) }
 
-    /** The pool forgot the task before calling: the next reconcile of the pod sees its warm-up over. */
-    private fun warmupFinished(task: WarmupTask, crash: Exception?) {
-        val (namespace, name) = task.podKey.split('/', limit = 2)
-        if (crash == null) controller.enqueuePod(namespace, name) else controller.requeuePodLater(namespace, name)
+    private companion object {
+        /**
+         * A failed reconcile is retried for as long as its object exists (giving up on a pod would leave
+         * it gated): 200 ms, doubling, capped at 30 s.
+         */
+        val RETRY: GenericRetry =
+            GenericRetry()
+                .setInitialInterval(Duration.ofMillis(200))
+                .setIntervalMultiplier(2.0)
+                .setMaxInterval(Duration.ofSeconds(30).toMillis())
+                .withoutMaxAttempts()
+
+        /** How long start-up waits for the informers before going on without them (and reporting them). */
+        val CACHE_SYNC_TIMEOUT: Duration = Duration.ofSeconds(30)
     }
 }

@@ -1,42 +1,91 @@
 package dev.danki.operator.controller
 
 import dev.danki.operator.gate.TemplateGate
-import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.UnknownAnnotations
 import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.Namespace
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration
+import io.javaoperatorsdk.operator.api.reconciler.Context
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl
+import io.javaoperatorsdk.operator.processing.event.ResourceID
+import io.javaoperatorsdk.operator.processing.event.source.EventSource
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
 import org.slf4j.LoggerFactory
+import kotlin.jvm.optionals.getOrNull
 
 /**
  * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
- * on, or off again; in webhook mode only off, for a template danki patched before a switch), reports
- * invalid annotations once as a Warning Event (and danki annotations it
- * would ignore: unknown keys, keys on the pod template), and hands its pods to the
- * pod reconciler so they follow (released on opt-out, failed on bad config).
+ * on, or off again; in webhook mode only off, for a template danki patched before a switch), and
+ * reports invalid annotations once as a Warning Event (and danki annotations it would ignore: unknown
+ * keys, keys on the pod template). Its pods follow on their own: the pod reconciler watches their
+ * Deployment as a secondary resource (released on opt-out, failed on bad config).
+ *
+ * A JOSDK reconciler of Deployments; with [namespaceOptIn] (webhook mode) a Namespace's label change
+ * reconciles every Deployment in it.
  */
+@ControllerConfiguration(
+    name = DeploymentReconciler.NAME,
+    // a Deployment's generation moves with its annotations too, but status-only events are not needed
+    // either way; false keeps the behaviour of the earlier queue (every event reconciles)
+    generationAwareEventProcessing = false,
+    // a deleted Deployment's metrics series go with it
+    triggerReconcilerOnAllEvents = true,
+)
 class DeploymentReconciler(
-    private val caches: Caches,
     private val template: TemplateGate,
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
     private val parser: PlanParser,
     /** Template mode: opting in patches the template; webhook mode: never (an old gate still goes on opt-out). */
     private val patchTemplate: Boolean,
-    private val enqueuePod: (namespace: String, name: String) -> Unit,
-) {
+    private val namespaceOptIn: Boolean,
+) : Reconciler<Deployment> {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
+    private var namespaces: InformerEventSource<Namespace, Deployment>? = null
 
-    fun reconcile(namespace: String, name: String) {
-        val deployment = caches.deployments.get(namespace, name)
-        if (deployment == null) {
-            metrics.deploymentGone(namespace, name)
-            return
+    override fun prepareEventSources(context: EventSourceContext<Deployment>): List<EventSource<*, Deployment>> {
+        if (!namespaceOptIn) return emptyList()
+        val source =
+            InformerEventSource(
+                InformerEventSourceConfiguration
+                    .from(Namespace::class.java, Deployment::class.java)
+                    .withName("namespaces")
+                    .withWatchAllNamespaces()
+                    .withSecondaryToPrimaryMapper { n ->
+                        context.primaryCache
+                            .list(n.metadata.name)
+                            .map(ResourceID::fromResource)
+                            .toList()
+                            .toSet()
+                    }.build(),
+                context,
+            )
+        namespaces = source
+        return listOf(source)
+    }
+
+    override fun reconcile(resource: Deployment, context: Context<Deployment>): UpdateControl<Deployment> {
+        if (context.isPrimaryResourceDeleted) {
+            metrics.deploymentGone(resource.metadata.namespace, resource.metadata.name)
+        } else {
+            reconcile(resource)
         }
+        return UpdateControl.noUpdate()
+    }
+
+    private fun reconcile(deployment: Deployment) {
+        val namespace = deployment.metadata.namespace
+        val name = deployment.metadata.name
         val annotations = deployment.metadata.annotations.orEmpty()
-        val switch = WarmupSwitch.of(deployment, caches.namespaceLabels(namespace))
+        val switch = WarmupSwitch.of(deployment, namespaceLabels(namespace))
         if (switch == WarmupSwitch.ENABLED || switch == WarmupSwitch.INVALID) {
             val problems = parser.parse(annotations, deployment.spec?.template?.spec).problems
             if (problems.isNotEmpty()) {
@@ -66,6 +115,17 @@ class DeploymentReconciler(
                 .addKeyValue("change", change)
                 .log("pod template updated")
         }
-        caches.podsOf(namespace, name).forEach { enqueuePod(namespace, it.metadata.name) }
+    }
+
+    private fun namespaceLabels(namespace: String): Map<String, String> =
+        namespaces
+            ?.get(ResourceID(namespace))
+            ?.getOrNull()
+            ?.metadata
+            ?.labels
+            .orEmpty()
+
+    companion object {
+        const val NAME = "deployments"
     }
 }

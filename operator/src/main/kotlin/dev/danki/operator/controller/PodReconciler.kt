@@ -16,8 +16,15 @@ import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupSwitch
 import dev.danki.operator.warmup.WarmupTarget
+import dev.danki.operator.webhook.MissedGates
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.javaoperatorsdk.operator.api.reconciler.Context
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl
+import io.javaoperatorsdk.operator.processing.event.source.EventSource
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
@@ -27,7 +34,19 @@ import java.util.concurrent.ConcurrentHashMap
  * Decides, for one gated pod, what happens next ([GateDecision]) and has [RunActions] do it: start a
  * warm-up, publish a finished one, release an opted-out pod, or fail a pod whose config is invalid or
  * whose timeout passed. It exists so that no pod carrying the gate is left without a decision.
+ *
+ * A JOSDK reconciler of Pods: it is called for gated pods (and, in webhook mode, for every pod of a
+ * Deployment, so that [MissedGates] sees those admitted without the gate), for deleted ones, and for
+ * the pods its secondary sources point at ([Caches]: their Deployment, their WarmupRuns, their
+ * namespace) and its warm-ups that ended ([WarmupCompletions]).
  */
+@ControllerConfiguration(
+    name = PodReconciler.NAME,
+    // a pod's status (containers ready) moves without its generation
+    generationAwareEventProcessing = false,
+    // a deleted pod's warm-up is cancelled by the reconcile that sees it gone
+    triggerReconcilerOnAllEvents = true,
+)
 class PodReconciler(
     private val config: OperatorConfig,
     private val caches: Caches,
@@ -35,9 +54,11 @@ class PodReconciler(
     private val recorder: RunRecorder,
     private val pool: WarmupPools,
     private val actions: RunActions,
+    private val completions: WarmupCompletions,
+    private val missedGates: MissedGates?,
     /** The Deployment as the API server has it now, read past the cache (null: gone). */
     private val deploymentNow: (namespace: String, name: String) -> Deployment?,
-) {
+) : Reconciler<Pod> {
     private val log = LoggerFactory.getLogger(PodReconciler::class.java)
     private val optOut = OptOutRelease(actions, deploymentNow) { wanted(it, it?.metadata?.namespace.orEmpty()) }
 
@@ -53,6 +74,21 @@ class PodReconciler(
 
     fun startActing(now: Instant = Instant.now()) {
         actingSince = now
+    }
+
+    override fun prepareEventSources(context: EventSourceContext<Pod>): List<EventSource<*, Pod>> =
+        caches.eventSources(context) + completions
+
+    override fun reconcile(resource: Pod, context: Context<Pod>): UpdateControl<Pod> {
+        val podKey = "${resource.metadata.namespace}/${resource.metadata.name}"
+        completions.takeCrash(podKey)?.let { throw it }
+        if (context.isPrimaryResourceDeleted) {
+            missedGates?.forget(resource)
+        } else if (!PodGate.hasGate(resource)) {
+            missedGates?.check(resource)
+        }
+        val again = reconcile(resource.metadata.namespace, resource.metadata.name)
+        return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
     }
 
     /** Handles one pod; returns when to look again, or null when only an event can change things. */
@@ -166,21 +202,36 @@ class PodReconciler(
     /** The decisions that write once (or nothing) and wait for the next event. */
     private fun settle(decision: GateDecision, ctx: RunContext) =
         when (decision) {
-            GateDecision.IGNORE -> pool.cancelPod(ctx.podKey)
+            GateDecision.IGNORE -> {
+                pool.cancelPod(ctx.podKey)
+            }
 
-            GateDecision.DONE -> syncDone(ctx)
+            GateDecision.DONE -> {
+                syncDone(ctx)
+            }
 
-            GateDecision.RESET_AFTER_RESTART -> actions.resetAfterRestart(ctx)
+            GateDecision.RESET_AFTER_RESTART -> {
+                actions.resetAfterRestart(ctx)
+            }
 
-            GateDecision.PUBLISH_RESULT -> recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
+            GateDecision.PUBLISH_RESULT -> {
+                recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
+            }
 
-            GateDecision.FAIL_INVALID_CONFIG -> failInvalid(ctx)
+            GateDecision.FAIL_INVALID_CONFIG -> {
+                actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))
+            }
 
-            GateDecision.FAIL_TARGET_REFUSED -> failRefused(ctx)
+            GateDecision.FAIL_TARGET_REFUSED -> {
+                val refusal = WarmupTarget.refusal(ctx.pod, config.allowHostNetwork) ?: "target refused"
+                actions.fail(ctx, Keys.RunConditions.REASON_TARGET_REFUSED, refusal)
+            }
 
             GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
             GateDecision.RELEASE,
-            -> Unit
+            -> {
+                Unit
+            }
         }
 
     /**
@@ -196,16 +247,6 @@ class PodReconciler(
         }
     }
 
-    private fun failRefused(ctx: RunContext) =
-        actions.fail(
-            ctx,
-            Keys.RunConditions.REASON_TARGET_REFUSED,
-            WarmupTarget.refusal(ctx.pod, config.allowHostNetwork) ?: "target refused",
-        )
-
-    private fun failInvalid(ctx: RunContext) =
-        actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))
-
     /** ContainersReady plus the timeout, counted from this replica's start of acting or a retry when later. */
     private fun deadlineOf(readySince: String?, run: WarmupRun?, plan: PlanResult, retryFrom: Instant?): Instant {
         val ready =
@@ -214,5 +255,16 @@ class PodReconciler(
                 ?: Instant.now()
         val from = listOfNotNull(ready, actingSince, retryFrom).max()
         return from.plus(plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT)
+    }
+
+    companion object {
+        const val NAME = "pods"
+
+        /**
+         * The pods this reconciler is called for: gated ones, and in webhook mode every pod a Deployment
+         * owns (one admitted without the gate is reported by [MissedGates]).
+         */
+        fun wants(pod: Pod, webhookMode: Boolean): Boolean =
+            PodGate.hasGate(pod) || (webhookMode && PodOwners.deploymentOf(pod) != null)
     }
 }

@@ -31,9 +31,6 @@ class BackoffPolicy(
         private const val MAX_EXPONENT = 20
         private const val JITTER = 0.2
 
-        /** Requeue of a key whose reconcile hit a transient API error (I/O, 409, 429, 5xx). */
-        val RECONCILE = BackoffPolicy(Duration.ofMillis(200), Duration.ofSeconds(30))
-
         /** Retry of a failed k6 attempt within the pod's timeout. */
         val WARMUP_ATTEMPT = BackoffPolicy(Duration.ofSeconds(2), Duration.ofSeconds(30))
     }

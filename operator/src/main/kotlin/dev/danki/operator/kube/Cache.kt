@@ -1,62 +1,67 @@
 package dev.danki.operator.kube
 
 import io.fabric8.kubernetes.api.model.HasMetadata
-import io.fabric8.kubernetes.client.KubernetesClientException
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer
-import java.util.concurrent.CompletableFuture
-import java.util.function.Function
+import io.javaoperatorsdk.operator.health.InformerHealthIndicator
+import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
+import io.javaoperatorsdk.operator.processing.event.ResourceID
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache
+import java.time.Duration
+import java.time.Instant
+import kotlin.jvm.optionals.getOrNull
 
-/** One informer per watched namespace (or one for all namespaces), read as a single cache. */
+/**
+ * A read view of one of JOSDK's informer event sources (a controller's primary cache or a secondary
+ * [io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource]): one informer per
+ * watched namespace, read as a single cache.
+ */
 class Cache<T : HasMetadata>(
     /** What the cache holds, for messages: "WarmupRuns". */
     private val what: String,
-    private val informers: List<SharedIndexInformer<T>>,
+    private val source: IndexerResourceCache<T>,
 ) {
-    @Volatile private var failure: Throwable? = null
+    private val health = source as? InformerWrappingEventSourceHealthIndicator<*>
 
-    fun get(namespace: String, name: String): T? =
-        informers.firstNotNullOfOrNull { it.indexer.getByKey("$namespace/$name") }
+    fun get(namespace: String, name: String): T? = source.get(ResourceID(name, namespace)).getOrNull()
 
     /** A cluster-scoped object by name. */
-    fun get(name: String): T? = informers.firstNotNullOfOrNull { it.indexer.getByKey(name) }
+    fun get(name: String): T? = source.get(ResourceID(name)).getOrNull()
 
-    fun byIndex(index: String, key: String): List<T> = informers.flatMap { it.indexer.byIndex(index, key) }
-
-    fun hasSynced(): Boolean = informers.all { it.hasSynced() }
+    fun byIndex(index: String, key: String): List<T> = source.byIndex(index, key)
 
     /** Every object held now, for the scrape-time gauges. */
-    fun list(): List<T> = informers.flatMap { it.indexer.list() }
+    fun list(): List<T> = source.list().toList()
 
-    fun addHandler(handler: ResourceEventHandler<T>) = informers.forEach { it.addEventHandler(handler) }
+    /** Every object held now in [namespace]. */
+    fun list(namespace: String): List<T> = source.list(namespace).toList()
 
-    fun addIndex(index: String, keys: (T) -> List<String>) =
-        informers.forEach { it.addIndexers(mapOf(index to Function<T, List<String>> { t -> keys(t) })) }
+    /** Must be called before the informers start (JOSDK: in `prepareEventSources`). */
+    fun addIndex(index: String, keys: (T) -> List<String>) = source.addIndexer(index) { keys(it) }
 
-    /** Starts every informer; completes once each has listed its objects and watches. */
-    @Suppress("SpreadOperator") // a one-time copy of a handful of futures
-    fun start(): CompletableFuture<Void> {
-        val started = informers.map { it.start().toCompletableFuture() }
-        // fabric8 stops an informer whose first list fails (and one whose watch gives up): it then
-        // serves a stale or empty cache for good, so that is remembered for the health check
-        informers.forEach { informer ->
-            informer.stopped().whenComplete { _, error -> if (error != null) failure = error }
+    fun hasSynced(): Boolean = health?.informerHealthIndicators()?.values?.all { it.hasSynced() } ?: true
+
+    /**
+     * Why this cache does not follow the API server, or null while it does: an informer that has not
+     * listed once [grace] after [since] and is not watching (JOSDK keeps retrying it, e.g. until a
+     * missing CRD is installed, while `/healthz` answers 503 so that it shows).
+     */
+    fun problem(since: Instant, grace: Duration, now: Instant = Instant.now()): String? =
+        problemOf(what, health?.informerHealthIndicators()?.values.orEmpty(), since.plus(grace), now)
+
+    companion object {
+        const val CRD_HINT = " (is the resource's CRD installed?)"
+
+        /** The rule of [problem], on [informers]' health: only after [deadline], only a never-synced, unwatched one. */
+        fun problemOf(
+            what: String,
+            informers: Collection<InformerHealthIndicator>,
+            deadline: Instant,
+            now: Instant,
+        ): String? {
+            if (now.isBefore(deadline)) return null
+            val stuck = informers.filter { !it.hasSynced() && !it.isWatching }
+            if (stuck.isEmpty()) return null
+            val where = stuck.map { it.targetNamespace ?: "all namespaces" }.distinct().joinToString(", ")
+            return "$what informer has not synced ($where)$CRD_HINT"
         }
-        return CompletableFuture.allOf(*started.toTypedArray())
-    }
-
-    /** Why this cache stopped following the API server, or null while it does. */
-    fun problem(): String? =
-        failure?.let { error ->
-            val api = generateSequence(error) { it.cause }.filterIsInstance<KubernetesClientException>().firstOrNull()
-            val missing = api?.code == NOT_FOUND
-            val hint = if (missing) " (is the resource's CRD installed?)" else ""
-            "$what informer stopped: ${error.message?.let(Messages::quote) ?: error.javaClass.simpleName}$hint"
-        }
-
-    fun stop() = informers.forEach { it.stop() }
-
-    private companion object {
-        const val NOT_FOUND = 404
     }
 }

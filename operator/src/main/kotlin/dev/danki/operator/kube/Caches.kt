@@ -4,54 +4,84 @@ import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.client.KubernetesClient
-import io.fabric8.kubernetes.client.dsl.MixedOperation
-import io.fabric8.kubernetes.client.dsl.Resource
-import java.util.concurrent.CompletableFuture
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext
+import io.javaoperatorsdk.operator.processing.event.ResourceID
+import io.javaoperatorsdk.operator.processing.event.source.EventSource
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
+import java.time.Duration
+import java.time.Instant
 
 /**
- * The informer caches every reconciler reads from: Deployments, Pods and WarmupRuns in the watched
- * namespaces, and with [namespaceOptIn] the Namespaces themselves (webhook mode: a namespace label opts
- * in all its Deployments). Pods are indexed by their Deployment, WarmupRuns by their pod.
+ * The informer caches every part of the operator reads from: Pods (the pod controller's primaries),
+ * and, as its secondary event sources, Deployments, WarmupRuns and with [namespaceOptIn] the Namespaces
+ * themselves (webhook mode: a namespace label opts in all its Deployments). An event on a secondary
+ * reconciles the pods it concerns. Pods are indexed by their Deployment, WarmupRuns by their pod.
+ * JOSDK runs the informers on every replica (the webhook reads them too); only the leader reconciles.
  */
 class Caches(
-    client: KubernetesClient,
-    watched: List<String>,
-    namespaceOptIn: Boolean = false,
+    private val namespaceOptIn: Boolean = false,
 ) {
-    val deployments: Cache<Deployment> =
-        cacheOf("Deployments", watched) { ns -> scoped(client.apps().deployments(), ns) }
-    val pods: Cache<Pod> = cacheOf("Pods", watched) { ns -> scoped(client.pods(), ns) }
-    val runs: Cache<WarmupRun> =
-        cacheOf("WarmupRuns", watched) { ns -> scoped(client.resources(WarmupRun::class.java), ns) }
+    lateinit var pods: Cache<Pod>
+        private set
+    lateinit var deployments: Cache<Deployment>
+        private set
+    lateinit var runs: Cache<WarmupRun>
+        private set
 
-    /** Namespaces, for their opt-in label; cluster-scoped (one informer), null when not needed. */
-    val namespaces: Cache<Namespace>? =
-        if (namespaceOptIn) Cache("Namespaces", listOf(client.namespaces().runnableInformer(RESYNC_MILLIS))) else null
+    /** Namespaces, for their opt-in label; cluster-scoped, null when not needed. */
+    var namespaces: Cache<Namespace>? = null
+        private set
 
-    private val all: List<Cache<out HasMetadata>> =
-        listOfNotNull<Cache<out HasMetadata>>(deployments, pods, runs, namespaces)
+    @Volatile private var stopped: String? = null
 
-    init {
+    private val startedAt = Instant.now()
+
+    /**
+     * Creates the pod controller's secondary sources and indexes its primary cache; JOSDK calls this
+     * (through the pod reconciler) once, before any informer starts.
+     */
+    fun eventSources(context: EventSourceContext<Pod>): List<EventSource<*, Pod>> {
+        pods = Cache("Pods", context.primaryCache)
         pods.addIndex(BY_DEPLOYMENT) { pod ->
             listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" })
         }
+        val deploymentSource =
+            secondary(context, Deployment::class.java, "deployments") { d ->
+                ids(podsOf(d.metadata.namespace, d.metadata.name))
+            }
+        val runSource =
+            secondary(context, WarmupRun::class.java, "warmupruns") { run ->
+                setOfNotNull(run.spec?.podName?.let { ResourceID(it, run.metadata.namespace) })
+            }
+        deployments = Cache("Deployments", deploymentSource)
+        runs = Cache("WarmupRuns", runSource)
         runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
+        // a namespace's opt-in label changes the switch of every Deployment in it, and so of their pods
+        val namespaceSource =
+            if (namespaceOptIn) {
+                secondary(context, Namespace::class.java, "namespaces", allNamespaces = true) { n ->
+                    ids(pods.list(n.metadata.name))
+                }.also { namespaces = Cache("Namespaces", it) }
+            } else {
+                null
+            }
+        return listOfNotNull(deploymentSource, runSource, namespaceSource)
     }
 
-    /**
-     * Starts the informers; the future completes once every cache is full (what /readyz reports
-     * as [hasSynced]), and fails if one of them could not start (e.g. the WarmupRun CRD is missing).
-     */
-    @Suppress("SpreadOperator") // a one-time copy of three or four futures
-    fun start(): CompletableFuture<Void> = CompletableFuture.allOf(*all.map { it.start() }.toTypedArray())
+    /** Every cache has listed its objects once: what `/readyz` reports. */
+    fun hasSynced() = all().all { it.hasSynced() }
 
-    fun stop() = all.forEach { it.stop() }
+    /** Why a cache does not follow the API server, or null. */
+    fun problem(): String? = stopped ?: all().firstNotNullOfOrNull { it.problem(startedAt, SYNC_GRACE) }
 
-    fun hasSynced() = all.all { it.hasSynced() }
-
-    /** Why a cache no longer follows the API server (see [Cache.problem]), or null. */
-    fun problem(): String? = all.firstNotNullOfOrNull { it.problem() }
+    /** JOSDK's informer-stopped hook: fabric8 stops an informer only on an error it cannot retry. */
+    fun informerStopped(informer: SharedIndexInformer<*>, error: Throwable?) {
+        if (error == null) return
+        val what = informer.apiTypeClass.simpleName
+        stopped = "$what informer stopped: ${error.message?.let(Messages::quote) ?: error.javaClass.simpleName}"
+    }
 
     /** The labels of [namespace] (empty when namespaces are not cached or it is unknown). */
     fun namespaceLabels(namespace: String): Map<String, String> =
@@ -65,23 +95,32 @@ class Caches(
 
     fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
 
+    private fun all(): List<Cache<out HasMetadata>> =
+        if (::pods.isInitialized) listOfNotNull(pods, deployments, runs, namespaces) else emptyList()
+
     companion object {
         const val BY_DEPLOYMENT = "deployment"
         const val BY_POD = "pod"
 
-        /** Full resync re-queues every object now and then, in case an event was missed. */
-        const val RESYNC_MILLIS = 10 * 60 * 1000L
+        private fun ids(pods: List<Pod>): Set<ResourceID> = pods.map(ResourceID::fromResource).toSet()
 
-        private fun <T : HasMetadata, L> scoped(op: MixedOperation<T, L, out Resource<T>>, namespace: String?) =
-            if (namespace == null) op.inAnyNamespace() else op.inNamespace(namespace)
+        /** How long an informer may take to list once before `/healthz` reports it. */
+        val SYNC_GRACE: Duration = Duration.ofSeconds(15)
 
-        private fun <T : HasMetadata> cacheOf(
-            what: String,
-            namespaces: List<String>,
-            scope: (String?) -> io.fabric8.kubernetes.client.dsl.Informable<T>,
-        ): Cache<T> {
-            val targets: List<String?> = namespaces.ifEmpty { listOf(null) }
-            return Cache(what, targets.map { scope(it).runnableInformer(RESYNC_MILLIS) })
+        private fun <R : HasMetadata> secondary(
+            context: EventSourceContext<Pod>,
+            type: Class<R>,
+            name: String,
+            allNamespaces: Boolean = false,
+            toPods: (R) -> Set<ResourceID>,
+        ): InformerEventSource<R, Pod> {
+            val builder =
+                InformerEventSourceConfiguration
+                    .from(type, Pod::class.java)
+                    .withName(name)
+                    .withSecondaryToPrimaryMapper { r -> toPods(r) }
+            if (allNamespaces) builder.withWatchAllNamespaces() else builder.withNamespacesInheritedFromController()
+            return InformerEventSource(builder.build(), context)
         }
     }
 }

@@ -1,71 +1,80 @@
 package dev.danki.operator.leader
 
 import dev.danki.operator.config.OperatorConfig
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration
 import org.slf4j.LoggerFactory
 import java.time.Duration
-import java.util.concurrent.CompletableFuture
 
 /**
- * fabric8's LeaderElector on a `coordination.k8s.io` Lease (fabric8's stock LeaseLock: get, create,
- * and a merge patch carrying the resourceVersion it read), or "always leader" when election is off.
- * On a clean shutdown the Lease is released and then deleted when nobody took it meanwhile; in a pod
- * it is also owned by the operator's ServiceAccount, so `helm uninstall`, which takes the operator's
- * rights away before its pods stop, leaves no Lease behind either.
+ * JOSDK's leader election on a `coordination.k8s.io` Lease: every replica runs the informers, only
+ * the leader reconciles. Two things JOSDK's lock does not do are added here. The Lease is owned by the
+ * operator's ServiceAccount (patched on once leading), so `helm uninstall`, which takes the operator's
+ * rights away before its pods stop, leaves no Lease behind. And on a clean shutdown [stop] deletes the
+ * Lease when it is still ours or free, so a standby takes over at its next try instead of waiting for
+ * the Lease to expire (JOSDK does not release it on stop).
  */
 class LeaderElection(
     private val client: KubernetesClient,
     private val config: OperatorConfig,
 ) {
     private val log = LoggerFactory.getLogger(LeaderElection::class.java)
-    private var running: CompletableFuture<*>? = null
 
-    /** Calls [onLeading] once leadership is won, [onLost] if it is lost later (or released by [stop]). */
-    fun run(onLeading: () -> Unit, onLost: () -> Unit) {
-        if (!config.leaderElection) {
-            onLeading()
-            return
-        }
-        val electionConfig =
-            LeaderElectionConfigBuilder()
-                .withName(config.leaseName)
-                .withLeaseDuration(LEASE_DURATION)
-                .withRenewDeadline(RENEW_DEADLINE)
-                .withRetryPeriod(RETRY_PERIOD)
-                .withReleaseOnCancel(true)
-                .withLock(LeaseLock(leaseMetadata(), config.identity))
-                .withLeaderCallbacks(
-                    LeaderCallbacks(onLeading, onLost) { leader ->
-                        log.atInfo().addKeyValue("leader", leader).log("leader changed")
-                    },
-                ).build()
-        running =
-            client
-                .leaderElector()
-                .withConfig(electionConfig)
-                .build()
-                .start()
+    /** The election for JOSDK's configuration, or null when election is off (this replica leads at once). */
+    fun configuration(onLeading: () -> Unit, onLost: () -> Unit): LeaderElectionConfiguration? {
+        if (!config.leaderElection) return null
+        val callbacks =
+            LeaderCallbacks(
+                {
+                    ownLease()
+                    onLeading()
+                },
+                onLost,
+            ) { leader -> log.atInfo().addKeyValue("leader", leader).log("leader changed") }
+        return LeaderElectionConfiguration(
+            config.leaseName,
+            config.leaseNamespace,
+            LEASE_DURATION,
+            RENEW_DEADLINE,
+            RETRY_PERIOD,
+            config.identity,
+            callbacks,
+            // the caller decides: exiting from inside the shutdown hook would hang the pod until SIGKILL
+            false,
+        )
     }
 
-    /** The Lease's name, and in a pod its owner: fabric8's lock copies this metadata into every write. */
-    private fun leaseMetadata() =
-        ObjectMetaBuilder()
-            .withNamespace(config.leaseNamespace)
-            .withName(config.leaseName)
-            .withOwnerReferences(listOfNotNull(LeaseOwner.fromToken(config.leaseNamespace)))
-            .build()
+    /** In a pod, makes the ServiceAccount the Lease's owner; JOSDK's lock keeps other fields' owners as they are. */
+    private fun ownLease() {
+        val owner = LeaseOwner.fromToken(config.leaseNamespace) ?: return
+        try {
+            client
+                .leases()
+                .inNamespace(config.leaseNamespace)
+                .withName(config.leaseName)
+                .edit { lease ->
+                    LeaseBuilder(lease)
+                        .editMetadata()
+                        .withOwnerReferences(owner)
+                        .endMetadata()
+                        .build()
+                }
+        } catch (e: KubernetesClientException) {
+            // without the owner only helm uninstall's clean-up is lost: the Lease expires and is harmless
+            log
+                .atWarn()
+                .addKeyValue("lease", config.leaseName)
+                .addKeyValue("code", e.code)
+                .log("could not set the Lease's owner")
+        }
+    }
 
-    /**
-     * Gives the Lease up (fabric8 releases it synchronously on cancel, so a standby takes over without
-     * waiting for expiry), then deletes it if it is still free or ours. Every replica does this.
-     */
+    /** After JOSDK stopped: deletes the Lease if it is still ours or free. Every replica does this. */
     fun stop() {
         if (!config.leaderElection) return
-        running?.cancel(true)
         LeaseCleanup(client, config.leaseNamespace, config.leaseName, config.identity).deleteIfFree()
     }
 

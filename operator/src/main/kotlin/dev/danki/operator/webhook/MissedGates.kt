@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler
 import java.time.Instant
 import java.util.concurrent.ConcurrentHashMap
 
@@ -27,31 +26,12 @@ class MissedGates(
 ) {
     private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
 
-    @Volatile private var leading = false
-
-    /** Follows pod events; only the leader reports. */
-    fun watch() {
-        caches.pods.addHandler(
-            object : ResourceEventHandler<Pod> {
-                override fun onAdd(pod: Pod) = check(pod)
-
-                override fun onUpdate(old: Pod, pod: Pod) = check(pod)
-
-                override fun onDelete(pod: Pod, deletedFinalStateUnknown: Boolean) {
-                    seen.remove(pod.metadata.uid)
-                }
-            },
-        )
-    }
-
-    /** This replica leads: report what the cache holds already (pods created while no danki was up), then follow. */
-    fun lead() {
-        leading = true
-        caches.pods.list().forEach(::check)
-    }
-
-    private fun check(pod: Pod) {
-        if (!leading || PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
+    /**
+     * Reports [pod] if it is one the webhook missed; the pod reconciler calls this (on the leader) for
+     * every ungated pod a Deployment owns, including those already there when this replica began to lead.
+     */
+    fun check(pod: Pod) {
+        if (PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
         val deployment = optedInDeploymentOf(pod) ?: return
         val optedIn = optedInAt(deployment, caches.namespaces?.get(pod.metadata.namespace))
         val created = pod.metadata.creationTimestamp?.let(Instant::parse)
@@ -66,6 +46,11 @@ class MissedGates(
                 "(the danki webhook was unreachable), so it joins the Service unwarmed; " +
                 "delete the pod to have it recreated with the gate",
         )
+    }
+
+    /** [pod] is gone: forgets that it was reported. */
+    fun forget(pod: Pod) {
+        seen.remove(pod.metadata.uid)
     }
 
     private fun optedInDeploymentOf(pod: Pod): Deployment? {

@@ -20,7 +20,7 @@ class ItNamespace(
         Fixtures.namespace(client, ns)
     }
 
-    /** An operator in this process watching only this namespace, acting at once (no election). */
+    /** An operator in this process watching only this namespace, acting at once (unless the config elects). */
     fun operator(config: OperatorConfig.() -> OperatorConfig = { this }): Operator {
         val base =
             OperatorConfig(
@@ -31,10 +31,7 @@ class ItNamespace(
                 k6Binary = File(TestApiServer.repo, "bin/k6").path,
                 k6Script = File(TestApiServer.repo, "k6-scripts/warmup.js").path,
             )
-        return Operator(base.config(), client).apply {
-            watch()
-            lead()
-        }
+        return Operator(base.config(), client).apply { start() }
     }
 
     fun deployment(name: String): Deployment? =

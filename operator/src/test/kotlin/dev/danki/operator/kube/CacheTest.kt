@@ -1,0 +1,68 @@
+package dev.danki.operator.kube
+
+import io.javaoperatorsdk.operator.health.InformerHealthIndicator
+import io.javaoperatorsdk.operator.health.Status
+import io.kotest.matchers.nulls.shouldBeNull
+import io.kotest.matchers.string.shouldContain
+import org.junit.jupiter.api.Test
+import java.time.Instant
+
+/**
+ * An informer that cannot list (its resource's CRD is not installed, as when the chart's CRD is missing
+ * at start-up) is reported by `/healthz` once the start-up grace has passed; one that lists is not, nor
+ * one that listed once and is reconnecting its watch (an API server restart).
+ */
+class CacheTest {
+    private val deadline = Instant.parse("2026-11-25T12:00:15Z")
+    private val after = deadline.plusSeconds(1)
+
+    private fun informer(synced: Boolean, watching: Boolean, namespace: String? = "tenant") =
+        object : InformerHealthIndicator {
+            override fun hasSynced() = synced
+
+            override fun isWatching() = watching
+
+            override fun isRunning() = true
+
+            override fun getStatus() = if (synced && watching) Status.HEALTHY else Status.UNHEALTHY
+
+            override fun getTargetNamespace() = namespace
+        }
+
+    @Test
+    fun `an informer that never listed is a problem that names it, where, and the likely cause`() {
+        val problem =
+            Cache.problemOf(
+                "WarmupRuns",
+                listOf(informer(synced = false, watching = false)),
+                deadline,
+                after,
+            )!!
+        problem shouldContain "WarmupRuns informer has not synced (tenant)"
+        problem shouldContain "(is the resource's CRD installed?)"
+    }
+
+    @Test
+    fun `nothing is reported during the start-up grace`() {
+        Cache
+            .problemOf(
+                "WarmupRuns",
+                listOf(informer(synced = false, watching = false)),
+                deadline,
+                deadline.minusSeconds(1),
+            ).shouldBeNull()
+    }
+
+    @Test
+    fun `an informer that listed once is no problem while its watch reconnects`() {
+        Cache.problemOf("Pods", listOf(informer(synced = true, watching = false)), deadline, after).shouldBeNull()
+        Cache.problemOf("Pods", listOf(informer(synced = true, watching = true)), deadline, after).shouldBeNull()
+    }
+
+    @Test
+    fun `an informer on all namespaces says so`() {
+        Cache
+            .problemOf("Pods", listOf(informer(synced = false, watching = false, namespace = null)), deadline, after)!!
+            .shouldContain("(all namespaces)")
+    }
+}
