@@ -45,7 +45,16 @@ private fun run(config: OperatorConfig) {
             client.close()
         },
     )
-    operator.start()
+    try {
+        operator.start()
+    } catch (
+        @Suppress("TooGenericExceptionCaught") e: RuntimeException,
+    ) {
+        // e.g. JOSDK's leader election refusing to start without its Lease rights: the HTTP server's
+        // threads would keep a replica that never leads alive, so exit and let the restart say why
+        log.atError().setCause(e).log("operator could not start: exiting")
+        exitProcess(1)
+    }
     log
         .atInfo()
         .addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })

@@ -17,9 +17,21 @@ import kotlin.jvm.optionals.getOrNull
 class Cache<T : HasMetadata>(
     /** What the cache holds, for messages: "WarmupRuns". */
     private val what: String,
-    private val source: IndexerResourceCache<T>,
 ) {
-    private val health = source as? InformerWrappingEventSourceHealthIndicator<*>
+    @Volatile private var bound: IndexerResourceCache<T>? = null
+
+    private val source: IndexerResourceCache<T>
+        get() = checkNotNull(bound) { "the $what cache is read before JOSDK created its informer" }
+
+    private val health get() = bound as? InformerWrappingEventSourceHealthIndicator<*>
+
+    /** Binds this view to its informer; JOSDK creates that when the reconciler is registered. */
+    fun bind(informer: IndexerResourceCache<T>) {
+        bound = informer
+    }
+
+    /** Whether the informer exists yet. */
+    val isBound: Boolean get() = bound != null
 
     fun get(namespace: String, name: String): T? = source.get(ResourceID(name, namespace)).getOrNull()
 

@@ -21,18 +21,14 @@ import java.time.Instant
  * JOSDK runs the informers on every replica (the webhook reads them too); only the leader reconciles.
  */
 class Caches(
-    private val namespaceOptIn: Boolean = false,
+    namespaceOptIn: Boolean = false,
 ) {
-    lateinit var pods: Cache<Pod>
-        private set
-    lateinit var deployments: Cache<Deployment>
-        private set
-    lateinit var runs: Cache<WarmupRun>
-        private set
+    val pods = Cache<Pod>("Pods")
+    val deployments = Cache<Deployment>("Deployments")
+    val runs = Cache<WarmupRun>("WarmupRuns")
 
     /** Namespaces, for their opt-in label; cluster-scoped, null when not needed. */
-    var namespaces: Cache<Namespace>? = null
-        private set
+    val namespaces: Cache<Namespace>? = if (namespaceOptIn) Cache("Namespaces") else null
 
     @Volatile private var stopped: String? = null
 
@@ -43,7 +39,7 @@ class Caches(
      * (through the pod reconciler) once, before any informer starts.
      */
     fun eventSources(context: EventSourceContext<Pod>): List<EventSource<*, Pod>> {
-        pods = Cache("Pods", context.primaryCache)
+        pods.bind(context.primaryCache)
         pods.addIndex(BY_DEPLOYMENT) { pod ->
             listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" })
         }
@@ -55,26 +51,25 @@ class Caches(
             secondary(context, WarmupRun::class.java, "warmupruns") { run ->
                 setOfNotNull(run.spec?.podName?.let { ResourceID(it, run.metadata.namespace) })
             }
-        deployments = Cache("Deployments", deploymentSource)
-        runs = Cache("WarmupRuns", runSource)
+        deployments.bind(deploymentSource)
+        runs.bind(runSource)
         runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
         // a namespace's opt-in label changes the switch of every Deployment in it, and so of their pods
         val namespaceSource =
-            if (namespaceOptIn) {
+            namespaces?.let { cache ->
                 secondary(context, Namespace::class.java, "namespaces", allNamespaces = true) { n ->
                     ids(pods.list(n.metadata.name))
-                }.also { namespaces = Cache("Namespaces", it) }
-            } else {
-                null
+                }.also(cache::bind)
             }
         return listOfNotNull(deploymentSource, runSource, namespaceSource)
     }
 
     /** Every cache has listed its objects once: what `/readyz` reports. */
-    fun hasSynced() = all().all { it.hasSynced() }
+    fun hasSynced() = all().all { it.isBound && it.hasSynced() }
 
     /** Why a cache does not follow the API server, or null. */
-    fun problem(): String? = stopped ?: all().firstNotNullOfOrNull { it.problem(startedAt, SYNC_GRACE) }
+    fun problem(): String? =
+        stopped ?: all().filter { it.isBound }.firstNotNullOfOrNull { it.problem(startedAt, SYNC_GRACE) }
 
     /** JOSDK's informer-stopped hook: fabric8 stops an informer only on an error it cannot retry. */
     fun informerStopped(informer: SharedIndexInformer<*>, error: Throwable?) {
@@ -95,8 +90,7 @@ class Caches(
 
     fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
 
-    private fun all(): List<Cache<out HasMetadata>> =
-        if (::pods.isInitialized) listOfNotNull(pods, deployments, runs, namespaces) else emptyList()
+    private fun all(): List<Cache<out HasMetadata>> = listOfNotNull(pods, deployments, runs, namespaces)
 
     companion object {
         const val BY_DEPLOYMENT = "deployment"
