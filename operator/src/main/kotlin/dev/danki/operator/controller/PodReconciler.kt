@@ -85,7 +85,11 @@ class PodReconciler(
         if (context.isPrimaryResourceDeleted) {
             missedGates?.forget(resource)
         } else if (!PodGate.hasGate(resource)) {
+            // an ungated pod is never warmed (GateDecision: IGNORE): in webhook mode every pod of a
+            // Deployment comes here, so it costs one look, not a plan parsed per status change
             missedGates?.check(resource)
+            pool.cancelPod(podKey)
+            return UpdateControl.noUpdate()
         }
         val again = reconcile(resource.metadata.namespace, resource.metadata.name)
         return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }

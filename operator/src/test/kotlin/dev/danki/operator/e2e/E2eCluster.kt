@@ -5,14 +5,13 @@ import dev.danki.operator.it.GeneratedCrds
 import dev.danki.operator.it.eventually
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.testkit.Manifests
 import io.fabric8.kubernetes.api.model.Event
-import io.fabric8.kubernetes.api.model.NamespaceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodCondition
 import io.fabric8.kubernetes.api.model.ServiceBuilder
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import java.io.File
 import java.time.Duration
@@ -40,15 +39,7 @@ class E2eCluster(
 
     fun setUp() {
         applyCrds()
-        client
-            .namespaces()
-            .resource(
-                NamespaceBuilder()
-                    .withNewMetadata()
-                    .withName(ns)
-                    .endMetadata()
-                    .build(),
-            ).create()
+        client.namespaces().resource(Manifests.namespace(ns)).create()
         eventually(Duration.ofSeconds(30)) {
             client
                 .serviceAccounts()
@@ -72,52 +63,19 @@ class E2eCluster(
         /** The template carries danki's label and gate already, so opting in does not roll it. */
         gated: Boolean = false,
     ): Deployment =
-        DeploymentBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(ns)
-            .withAnnotations<String, String>(annotations)
-            .endMetadata()
-            .withNewSpec()
-            .withReplicas(replicas)
-            .withNewSelector()
-            .addToMatchLabels("app", name)
-            .endSelector()
-            .withNewTemplate()
-            .withNewMetadata()
-            .addToLabels("app", name)
-            .apply { if (gated) addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE) }
-            .endMetadata()
-            .withNewSpec()
-            .apply { if (gated) addNewReadinessGate(Keys.GATE_CONDITION) }
-            .addNewContainer()
-            .withName("app")
-            .withImage(image)
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(PORT)
-            .endPort()
-            .addNewEnv()
-            .withName("PORT")
-            .withValue(PORT.toString())
-            .endEnv()
-            .apply { env.forEach { (k, v) -> addNewEnv().withName(k).withValue(v).endEnv() } }
-            .apply {
-                // as users deploy it: ContainersReady means the JVM listens (http-status answers 500 to probes too)
-                if (image == SAMPLE_IMAGE) {
-                    withNewReadinessProbe()
-                        .withNewHttpGet()
-                        .withPath("/readyz")
-                        .withNewPort(PORT)
-                        .endHttpGet()
-                        .withPeriodSeconds(1)
-                        .endReadinessProbe()
-                }
-            }.endContainer()
-            .endSpec()
-            .endTemplate()
-            .endSpec()
-            .build()
+        Manifests.deployment(
+            ns,
+            name,
+            annotations,
+            port = PORT,
+            replicas = replicas,
+            image = image,
+            env = mapOf("PORT" to PORT.toString()) + env,
+            templateLabels = if (gated) mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE) else emptyMap(),
+            readinessGates = if (gated) listOf(Keys.GATE_CONDITION) else emptyList(),
+            // as users deploy it: ContainersReady means the JVM listens (http-status answers 500 to probes too)
+            probe = image == SAMPLE_IMAGE,
+        )
 
     fun service(name: String) =
         client
@@ -162,13 +120,7 @@ class E2eCluster(
     fun events(name: String): List<Event> = allEvents().filter { it.involvedObject.name == name }
 
     /** Every Event in the test namespace. */
-    fun allEvents(): List<Event> =
-        client
-            .v1()
-            .events()
-            .inNamespace(ns)
-            .list()
-            .items
+    fun allEvents(): List<Event> = Manifests.events(client, ns)
 
     /** The identity holding the operators' Lease, once someone does. */
     fun leaseHolder(): String =
@@ -191,7 +143,7 @@ class E2eCluster(
 
     companion object {
         const val PORT = 8080
-        const val SAMPLE_IMAGE = "danki/sample-service:dev"
+        const val SAMPLE_IMAGE = Manifests.SAMPLE_IMAGE
 
         /** The Lease name [OperatorProcess] configures. */
         const val LEASE_NAME = "danki-e2e"

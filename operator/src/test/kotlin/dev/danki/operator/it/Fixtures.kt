@@ -1,12 +1,11 @@
 package dev.danki.operator.it
 
 import dev.danki.operator.kube.Keys
-import io.fabric8.kubernetes.api.model.NamespaceBuilder
+import dev.danki.operator.testkit.Manifests
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.dsl.base.PatchContext
 import io.fabric8.kubernetes.client.dsl.base.PatchType
@@ -27,15 +26,7 @@ object Fixtures {
         )
 
     fun namespace(client: KubernetesClient, name: String) {
-        client
-            .namespaces()
-            .resource(
-                NamespaceBuilder()
-                    .withNewMetadata()
-                    .withName(name)
-                    .endMetadata()
-                    .build(),
-            ).create()
+        client.namespaces().resource(Manifests.namespace(name)).create()
         // the ServiceAccount admission plugin wants it; the missing controller-manager would make it
         client
             .serviceAccounts()
@@ -57,35 +48,13 @@ object Fixtures {
         userGate: Boolean = false,
         otherGates: List<String> = emptyList(),
     ): Deployment =
-        DeploymentBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(namespace)
-            .withAnnotations<String, String>(annotations)
-            .endMetadata()
-            .withNewSpec()
-            .withNewSelector()
-            .addToMatchLabels("app", name)
-            .endSelector()
-            .withNewTemplate()
-            .withNewMetadata()
-            .addToLabels("app", name)
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("app")
-            .withImage("danki/sample-service:dev")
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(port)
-            .endPort()
-            .endContainer()
-            .apply { otherGates.forEach { addNewReadinessGate(it) } }
-            .apply { if (userGate) addNewReadinessGate(Keys.GATE_CONDITION) }
-            .endSpec()
-            .endTemplate()
-            .endSpec()
-            .build()
+        Manifests.deployment(
+            namespace,
+            name,
+            annotations,
+            port = port,
+            readinessGates = otherGates + listOfNotNull(Keys.GATE_CONDITION.takeIf { userGate }),
+        )
 
     /** A pod as the ReplicaSet `<deployment>-abc123` would create it, gated. */
     fun gatedPod(namespace: String, deployment: String, name: String, port: Int): Pod =

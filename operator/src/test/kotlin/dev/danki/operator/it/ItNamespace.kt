@@ -4,6 +4,7 @@ import dev.danki.operator.Operator
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.testkit.Manifests
 import io.fabric8.kubernetes.api.model.Event
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodCondition
@@ -66,14 +67,7 @@ class ItNamespace(
             .withName(name)
             .get()
 
-    fun events(name: String): List<Event> =
-        client
-            .v1()
-            .events()
-            .inNamespace(ns)
-            .list()
-            .items
-            .filter { it.involvedObject.name == name }
+    fun events(name: String): List<Event> = Manifests.events(client, ns).filter { it.involvedObject.name == name }
 
     fun create(deployment: Deployment): Deployment = client.resource(deployment).create()
 
