@@ -50,3 +50,10 @@ BAD_PLAN_CLUSTER_INSTANCE ?= 11
 bench-bad-plan: build tool-kube tool-k6 ## 40 Deployments scaled at once, 28 with an invalid plan: seconds from ContainersReady to danki's decision; appends to bench/results/bad-plan.json and .md (OPERATOR_JAR, LABEL to measure another build; about 4 min).
 	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  CLUSTER_INSTANCE=$(BAD_PLAN_CLUSTER_INSTANCE) python3 $(REPO)/bench/bad-plan/run.py
+
+.PHONY: bench-webhook
+bench-webhook: tool-kube ## The webhook's admission latency (p50, p99) on a cache hit, a miss and a Deployment not opted in, against a real kube-apiserver; writes bench/results/webhook-admission.md and .json (about 1 min).
+	@mkdir -p $(OPERATOR_KAT_BIN)
+	@for t in etcd kube-apiserver kubectl; do ln -sf $(BIN)/$$t $(OPERATOR_KAT_BIN)/$$t; done
+	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) $(MVN) -Pbench-webhook -pl operator test -Dktlint.skip -Ddetekt.skip
+	@cat $(REPO)/bench/results/webhook-admission.md

@@ -95,6 +95,14 @@ app.kubernetes.io/component: operator
   resources: ["warmuphistories/status"]
   verbs: ["patch"]
 {{- end }}
+{{- if eq .Values.gateInjection "webhook" }}
+# A pod created without the gate (webhook unreachable) is evicted, so that its ReplicaSet recreates it
+# gated (webhook.ungatedPods replace, or a Deployment's danki.dev/ungated-pods: replace). The Eviction
+# API, not a delete: PodDisruptionBudgets hold.
+- apiGroups: [""]
+  resources: ["pods/eviction"]
+  verbs: ["create"]
+{{- end }}
 {{- if .Values.runner.enabled }}
 # Runner pods for custom flows, and the NetworkPolicy that fences each; both deleted after the run.
 - apiGroups: [""]

@@ -35,8 +35,13 @@ WATCH_RULES = [
     # each Deployment's WarmupHistory: read by name, created once, its status applied; never listed or deleted
     {"apiGroups": ["danki.dev"], "resources": ["warmuphistories"], "verbs": ["get", "create"]},
     {"apiGroups": ["danki.dev"], "resources": ["warmuphistories/status"], "verbs": ["patch"]},
+] + [
+    # webhook mode (the default): a pod created without the gate is evicted (webhook.ungatedPods replace),
+    # through the Eviction API so that PodDisruptionBudgets hold; never a plain delete
+    {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["create"]},
 ]
-HISTORY_RULES = WATCH_RULES[-2:]
+HISTORY_RULES = WATCH_RULES[-3:-1]
+EVICTION_RULES = WATCH_RULES[-1:]
 LEASE_RULES = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
@@ -213,7 +218,13 @@ def test_webhook(helm):
           env.get("DANKI_GATE_INJECTION") == "webhook" and env.get("DANKI_WEBHOOK_SERVICE") == "danki-webhook"
           and env.get("DANKI_WEBHOOK_CONFIGURATION") == "danki" and env.get("DANKI_WEBHOOK_SECRET") == "danki-webhook-tls",
           env)
+    check("webhook: ungated pods replaced by default, the read budget from the webhook's timeout",
+          env.get("DANKI_UNGATED_PODS") == "replace" and env.get("DANKI_WEBHOOK_TIMEOUT_SECONDS") == "3", env)
     check("webhook: the chart creates the empty Secret the operator fills", find(docs, "Secret", "danki-webhook-tls"))
+    code, docs, err = render(helm, "--set", "webhook.ungatedPods=report")
+    check("webhook: ungatedPods report reaches the operator",
+          code == 0 and env_of(find(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0])
+          .get("DANKI_UNGATED_PODS") == "report", err)
     code, docs, err = render(helm, "--set", "watchNamespaces={shop}")
     (mwc,) = find(docs, "MutatingWebhookConfiguration", "danki")
     check("webhook: watchNamespaces narrows the namespaceSelector",
@@ -241,6 +252,9 @@ def test_webhook(helm):
           and not find(docs, "Service", "danki-webhook") and not find(docs, "Role", "danki-webhook")
           and not find(docs, "ClusterRole", "danki-webhook")
           and env.get("DANKI_GATE_INJECTION") == "template", env)
+    check("template mode: no pods/eviction (no pod is ever evicted)",
+          code == 0 and find(docs, "ClusterRole", "danki")[0]["rules"]
+          == [r for r in WATCH_RULES if r not in EVICTION_RULES], find(docs, "ClusterRole", "danki"))
 
 
 def test_namespaced(helm):
@@ -331,6 +345,7 @@ def test_rejected(helm):
         ("a PDB that blocks every drain", ["--set", "replicaCount=1"], "minAvailable"),
         ("an unknown gate injection", ["--set", "gateInjection=admission"], "gateInjection"),
         ("a failure policy the API server does not know", ["--set", "webhook.failurePolicy=ignore"], "failurePolicy"),
+        ("an ungated-pods choice danki does not know", ["--set", "webhook.ungatedPods=evict"], "ungatedPods"),
         ("a typo in a resource name", ["--set", "resources.requests.cpuu=100m"], "cpuu"),
         ("a resource limit that is not a quantity", ["--set", "resources.limits.memory=lots"], "memory"),
     ]

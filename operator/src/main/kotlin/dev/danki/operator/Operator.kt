@@ -13,6 +13,7 @@ import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.metrics.GatedPods
@@ -101,7 +102,8 @@ class Operator(
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
                 ?: NodeCpuCaps.reading(client)
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps)
-        val missedGates = config.webhook?.let { MissedGates(caches, events, metrics) }
+        val missedGates =
+            config.webhook?.let { MissedGates(caches, events, metrics, PodEviction(client)::evict, config.ungatedPods) }
         pods =
             PodReconciler(
                 config,

@@ -3,6 +3,7 @@ package dev.danki.operator.config
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.warmup.Executables
 import dev.danki.operator.warmup.FailurePolicy
+import dev.danki.operator.warmup.UngatedPods
 import io.fabric8.kubernetes.api.model.ResourceRequirements
 import java.io.File
 import java.lang.management.ManagementFactory
@@ -58,6 +59,7 @@ class ConfigLoader(
                 deploymentShare = ratio("DANKI_DEPLOYMENT_SHARE", defaults.deploymentShare, aboveZero = true),
                 namespaceShare = ratio("DANKI_NAMESPACE_SHARE", defaults.namespaceShare, aboveZero = true),
                 gateInjection = injection,
+                ungatedPods = enumValue("DANKI_UNGATED_PODS", defaults.ungatedPods) { UngatedPods.parse(it) },
                 webhook =
                     WebhookSettingsLoader(::value, problems)
                         .takeIf { injection == GateInjection.WEBHOOK }
@@ -152,6 +154,7 @@ class ConfigLoader(
                 when (default) {
                     is FailurePolicy -> "open, closed"
                     is GateInjection -> "webhook, template"
+                    is UngatedPods -> "report, replace"
                     else -> "json, text"
                 }
             default

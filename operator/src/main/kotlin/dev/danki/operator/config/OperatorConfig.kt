@@ -1,6 +1,7 @@
 package dev.danki.operator.config
 
 import dev.danki.operator.warmup.FailurePolicy
+import dev.danki.operator.warmup.UngatedPods
 
 /** Operator-wide settings, read once from the environment at start-up by [ConfigLoader]. */
 data class OperatorConfig(
@@ -50,6 +51,8 @@ data class OperatorConfig(
     val historyRetention: Int = DEFAULT_HISTORY_RETENTION,
     /** How the gate reaches new pods; the chart defaults to the webhook, a bare process to the template. */
     val gateInjection: GateInjection = GateInjection.TEMPLATE,
+    /** What to do about a pod admitted without the gate, for Deployments without `danki.dev/ungated-pods`. */
+    val ungatedPods: UngatedPods = UngatedPods.REPLACE,
     /** The admission webhook's settings; set exactly when [gateInjection] is `WEBHOOK`. */
     val webhook: WebhookSettings? = null,
 ) {

@@ -20,13 +20,25 @@ data class WebhookSettings(
     val certValidity: Duration = DEFAULT_CERT_VALIDITY,
     /** Lifetime of danki's CA; renewed likewise, the previous CA stays in the caBundle meanwhile. */
     val caValidity: Duration = DEFAULT_CA_VALIDITY,
+    /** How long the API server waits for the webhook (the webhook configuration's timeoutSeconds). */
+    val timeout: Duration = DEFAULT_TIMEOUT,
 ) {
+    /**
+     * How long the webhook may read past its cache for one pod: a third of [timeout], so the read, the
+     * API server's round trip and TLS all stay inside it.
+     */
+    val readBudget: Duration
+        get() = timeout.dividedBy(READ_SHARE)
+
     /** How often the certificates are checked (and reloaded): often enough to renew well before expiry. */
     val checkEvery: Duration
         get() = minOf(MAX_CHECK_EVERY, certValidity.dividedBy(CHECKS_PER_LIFETIME))
 
     companion object {
         const val DEFAULT_PORT = 9443
+        val DEFAULT_TIMEOUT: Duration = Duration.ofSeconds(3)
+        const val MAX_TIMEOUT_SECONDS = 30
+        private const val READ_SHARE = 3L
         val DEFAULT_CERT_VALIDITY: Duration = Duration.ofDays(90)
         val DEFAULT_CA_VALIDITY: Duration = Duration.ofDays(5 * 365)
 

@@ -28,6 +28,12 @@ class WebhookSettingsLoader(
         if (port != null && (parsedPort == null || parsedPort !in 1..ConfigLoader.MAX_PORT)) {
             problems += "DANKI_WEBHOOK_PORT=$port: expected a whole number from 1 to ${ConfigLoader.MAX_PORT}"
         }
+        val timeout = value("DANKI_WEBHOOK_TIMEOUT_SECONDS")
+        val timeoutSeconds = timeout?.toIntOrNull()
+        if (timeout != null && (timeoutSeconds == null || timeoutSeconds !in 1..WebhookSettings.MAX_TIMEOUT_SECONDS)) {
+            problems += "DANKI_WEBHOOK_TIMEOUT_SECONDS=$timeout: expected a whole number from 1 to " +
+                "${WebhookSettings.MAX_TIMEOUT_SECONDS} (the webhook configuration's timeoutSeconds)"
+        }
         return WebhookSettings(
             port = parsedPort ?: WebhookSettings.DEFAULT_PORT,
             serviceName = required("DANKI_WEBHOOK_SERVICE"),
@@ -37,6 +43,7 @@ class WebhookSettingsLoader(
             certDir = certDir,
             certValidity = certValidity,
             caValidity = caValidity,
+            timeout = timeoutSeconds?.let { Duration.ofSeconds(it.toLong()) } ?: WebhookSettings.DEFAULT_TIMEOUT,
         )
     }
 

@@ -87,9 +87,9 @@ class PodReconciler(
         } else if (!PodGate.hasGate(resource)) {
             // an ungated pod is never warmed (GateDecision: IGNORE): in webhook mode every pod of a
             // Deployment comes here, so it costs one look, not a plan parsed per status change
-            missedGates?.check(resource)
+            val again = missedGates?.check(resource)
             pool.cancelPod(podKey)
-            return UpdateControl.noUpdate()
+            return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
         }
         val again = reconcile(resource.metadata.namespace, resource.metadata.name)
         return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }

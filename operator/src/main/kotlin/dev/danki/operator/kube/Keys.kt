@@ -54,6 +54,9 @@ object Keys {
         const val FAILURE_POLICY = "${PREFIX}failure-policy"
         const val HEADERS = "${PREFIX}headers"
 
+        /** What to do about a pod admitted without the gate: `report` or `replace` (warmup.UngatedPods). */
+        const val UNGATED_PODS = "${PREFIX}ungated-pods"
+
         /**
          * Pod annotation: a new value asks for a new warm-up of a pod whose warm-up failed
          * (`kubectl annotate pod <pod> danki.dev/rewarm=$(date +%s) --overwrite`).
@@ -80,6 +83,7 @@ object Keys {
                 TIMEOUT,
                 FAILURE_POLICY,
                 HEADERS,
+                UNGATED_PODS,
             )
 
         /** The value of [WARMUP] that opts a Deployment in. */
@@ -108,8 +112,14 @@ object Keys {
         const val WARMUP_RETRIED = "WarmupRetried"
         const val UNKNOWN_ANNOTATION = "UnknownWarmupAnnotation"
 
-        /** On the Deployment: a pod of an opted-in Deployment was admitted without the gate (webhook unreachable). */
+        /**
+         * On the Deployment: a pod of an opted-in Deployment was admitted without the gate (the webhook was
+         * unreachable or could not read the pod's Deployment in time).
+         */
         const val POD_NOT_GATED = "PodNotGated"
+
+        /** On the Deployment: such a pod was evicted, so that its ReplicaSet recreates it with the gate. */
+        const val UNGATED_POD_REPLACED = "UngatedPodReplaced"
     }
 
     /** The webhook's own Secret: its CA and serving certificate, PEM, as `kubernetes.io/tls` plus the CA. */

@@ -104,13 +104,48 @@ class WarmupMetrics(
             .labelNames("result")
             .register(registry)
 
+    private val admissionTime =
+        Histogram
+            .builder()
+            .name("danki_webhook_admission_duration_seconds")
+            .help(
+                "Time the webhook took to answer a pod's admission, by how it found the pod's Deployment " +
+                    "(cache, api: read past the cache, failed: the read failed and the pod was let through).",
+            ).classicOnly()
+            .apply {
+                // a one-time copy of a dozen doubles at start-up
+                @Suppress("SpreadOperator")
+                classicUpperBounds(*PATCH_BUCKETS)
+            }.labelNames("lookup")
+            .register(registry)
+
+    private val apiReads =
+        Counter
+            .builder()
+            .name("danki_webhook_api_reads_total")
+            .help(
+                "Reads past the cache the webhook made for a pod whose Deployment the cache did not show opted " +
+                    "in, by result (found, not_found, failed: the pod was admitted without the gate).",
+            ).labelNames("result")
+            .register(registry)
+
     private val notGated =
         Counter
             .builder()
             .name("danki_webhook_ungated_pods_total")
             .help(
                 "Pods of opted-in Deployments created after the opt-in without the gate: admitted while the " +
-                    "webhook was unreachable, so they joined their Service unwarmed.",
+                    "webhook was unreachable or could not read their Deployment, so they joined their Service unwarmed.",
+            ).labelNames("namespace", "deployment")
+            .register(registry)
+
+    private val replaced =
+        Counter
+            .builder()
+            .name("danki_webhook_ungated_pods_replaced_total")
+            .help(
+                "Ungated pods danki evicted (danki.dev/ungated-pods: replace) so that their ReplicaSet " +
+                    "recreates them with the gate.",
             ).labelNames("namespace", "deployment")
             .register(registry)
 
@@ -156,7 +191,15 @@ class WarmupMetrics(
 
     fun podAdmitted(result: String) = admissions.labelValues(result).inc()
 
+    /** [lookup] is one of the LOOKUP_ values: a fixed set. */
+    fun admissionAnswered(lookup: String, seconds: Double) = admissionTime.labelValues(lookup).observe(seconds)
+
+    /** [result] is one of the READ_ values: a fixed set. */
+    fun webhookRead(result: String) = apiReads.labelValues(result).inc()
+
     fun podNotGated(namespace: String, deployment: String) = notGated.labelValues(namespace, deployment).inc()
+
+    fun ungatedPodReplaced(namespace: String, deployment: String) = replaced.labelValues(namespace, deployment).inc()
 
     fun leading(leads: Boolean) = leader.set(if (leads) 1.0 else 0.0)
 
@@ -210,5 +253,15 @@ class WarmupMetrics(
         /** Admission result label values. */
         const val ADMITTED_GATED = "gated"
         const val ADMITTED_UNCHANGED = "unchanged"
+
+        /** How the webhook found a pod's Deployment. */
+        const val LOOKUP_CACHE = "cache"
+        const val LOOKUP_API = "api"
+        const val LOOKUP_FAILED = "failed"
+
+        /** Results of the webhook's reads past the cache. */
+        const val READ_FOUND = "found"
+        const val READ_NOT_FOUND = "not_found"
+        const val READ_FAILED = "failed"
     }
 }

@@ -25,6 +25,8 @@ class PlanParser(
             fields.problems += ConfigProblem(Annotations.WARMUP, value, SWITCH_EXPECTED)
         }
         val policy = fields.read(Annotations.FAILURE_POLICY, defaultPolicy, POLICY_EXPECTED) { FailurePolicy.parse(it) }
+        // read by MissedGates for pods without the gate; checked here so a bad value is named with the rest
+        fields.read<UngatedPods?>(Annotations.UNGATED_PODS, null, UngatedPods.EXPECTED) { UngatedPods.parse(it) }
         val port = PodPorts.resolve(annotations[Annotations.PORT], podSpec, fields.problems)
         val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
         ScriptAnnotations.check(plan, annotations, runnerEnabled, fields.problems)

@@ -4,53 +4,108 @@ import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.DurationFormat
+import dev.danki.operator.warmup.UngatedPods
 import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
+import org.slf4j.LoggerFactory
+import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.ConcurrentHashMap
 
 /**
- * Pods that an opted-in Deployment created after it opted in, but that carry no gate: admitted while the
- * webhook was unreachable (failurePolicy Ignore let them through). They join their Service unwarmed;
- * the leader counts each once in a metric and says so in a Warning Event on the Deployment.
+ * Pods that an opted-in Deployment created without the gate: admitted while the webhook was unreachable
+ * (failurePolicy Ignore let them through) or could not read their Deployment in time. They join their
+ * Service unwarmed. The leader counts each once in a metric and says so in a Warning Event on the
+ * Deployment; with `danki.dev/ungated-pods: replace` it also evicts the pod, unless it has served long
+ * enough to be warm, so that its ReplicaSet recreates it with the gate.
  */
 class MissedGates(
     private val caches: Caches,
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
+    private val eviction: (Pod) -> Boolean,
+    /** The chart's `webhook.ungatedPods`, for Deployments without the annotation. */
+    private val defaultPolicy: UngatedPods,
+    private val now: () -> Instant = Instant::now,
 ) {
+    private val log = LoggerFactory.getLogger(MissedGates::class.java)
     private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
 
     /**
-     * Reports [pod] if it is one the webhook missed; the pod reconciler calls this (on the leader) for
-     * every ungated pod a Deployment owns, including those already there when this replica began to lead.
+     * Reports [pod] if it is one the webhook missed, and replaces it if its Deployment asks for that; the
+     * pod reconciler calls this (on the leader) for every ungated pod a Deployment owns, including those
+     * already there when this replica began to lead. Returns when to look again: an eviction that a
+     * PodDisruptionBudget refuses for now is tried again then.
      */
-    fun check(pod: Pod) {
-        if (PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return
-        val deployment = optedInDeploymentOf(pod) ?: return
+    fun check(pod: Pod): Duration? {
+        if (PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return null
+        val deployment = optedInDeploymentOf(pod) ?: return null
         val optedIn = optedInAt(deployment, caches.namespaces?.get(pod.metadata.namespace))
-        val created = pod.metadata.creationTimestamp?.let(Instant::parse)
-        // pods from before the opt-in stay as they are by design (no rollout); only later ones were missed
-        val missed = optedIn != null && created != null && created.isAfter(optedIn)
-        if (!missed || !seen.add(pod.metadata.uid)) return
-        metrics.podNotGated(pod.metadata.namespace, deployment.metadata.name)
-        events.warningOnce(
-            deployment,
-            Keys.EventReasons.POD_NOT_GATED,
-            "pod ${pod.metadata.name} was admitted without the ${Keys.GATE_CONDITION} readiness gate " +
-                "(the danki webhook was unreachable), so it joins the Service unwarmed; " +
-                "delete the pod to have it recreated with the gate",
-        )
+        if (!missed(pod, optedIn)) return null
+        val policy = UngatedPods.of(deployment.metadata.annotations.orEmpty(), defaultPolicy)
+        val servedFor = servedFor(pod, now())
+        val replace = policy == UngatedPods.REPLACE && servedFor < SERVED_LONG
+        if (seen.add(pod.metadata.uid)) report(pod, deployment, policy, servedFor, replace)
+        return if (replace) replace(pod, deployment) else null
     }
 
     /** [pod] is gone: forgets that it was reported. */
     fun forget(pod: Pod) {
         seen.remove(pod.metadata.uid)
+    }
+
+    private fun report(pod: Pod, deployment: Deployment, policy: UngatedPods, servedFor: Duration, replace: Boolean) {
+        metrics.podNotGated(pod.metadata.namespace, deployment.metadata.name)
+        val next =
+            when {
+                replace -> {
+                    "danki evicts it (${Keys.Annotations.UNGATED_PODS}: replace), so that its ReplicaSet recreates " +
+                        "it with the gate"
+                }
+
+                policy == UngatedPods.REPLACE -> {
+                    "it has served for ${DurationFormat.format(servedFor)}, so danki keeps it: its own traffic " +
+                        "has warmed it, and a replacement would start cold"
+                }
+
+                else -> {
+                    "delete the pod to have it recreated with the gate, or set " +
+                        "${Keys.Annotations.UNGATED_PODS}: replace to have danki do it"
+                }
+            }
+        events.warningOnce(
+            deployment,
+            Keys.EventReasons.POD_NOT_GATED,
+            "pod ${pod.metadata.name} was admitted without the ${Keys.GATE_CONDITION} readiness gate (the danki " +
+                "webhook was unreachable or could not read its Deployment in time), so it joins the Service " +
+                "unwarmed; $next",
+        )
+    }
+
+    private fun replace(pod: Pod, deployment: Deployment): Duration? {
+        if (!eviction(pod)) {
+            log
+                .atInfo()
+                .addKeyValue("namespace", pod.metadata.namespace)
+                .addKeyValue("pod", pod.metadata.name)
+                .log("ungated pod not evicted: a PodDisruptionBudget does not allow it now; trying again")
+            return EVICTION_RETRY
+        }
+        metrics.ungatedPodReplaced(pod.metadata.namespace, deployment.metadata.name)
+        events.normal(
+            deployment,
+            Keys.EventReasons.UNGATED_POD_REPLACED,
+            "evicted pod ${pod.metadata.name}, admitted without the ${Keys.GATE_CONDITION} readiness gate; " +
+                "its ReplicaSet recreates it with the gate, and danki warms the new pod",
+        )
+        return null
     }
 
     private fun optedInDeploymentOf(pod: Pod): Deployment? {
@@ -62,10 +117,41 @@ class MissedGates(
 
     companion object {
         /**
+         * A pod Ready this long has taken its cold requests already and is warm from its own traffic; it
+         * is reported, not evicted. Two minutes: a JVM service is within 1.25x of fully warm after about
+         * 600 requests (bench/results), a minute of even light traffic.
+         */
+        val SERVED_LONG: Duration = Duration.ofMinutes(2)
+
+        /** When an eviction a PodDisruptionBudget refused is tried again. */
+        val EVICTION_RETRY: Duration = Duration.ofSeconds(10)
+
+        /** How long [pod] has been Ready at [now] (zero when it is not). */
+        fun servedFor(pod: Pod, now: Instant): Duration {
+            val ready =
+                pod.status
+                    ?.conditions
+                    .orEmpty()
+                    .firstOrNull { it.type == "Ready" && it.status == "True" }
+            val since = ready?.lastTransitionTime?.let { runCatching { Instant.parse(it) }.getOrNull() }
+            return since?.let { Duration.between(it, now).coerceAtLeast(Duration.ZERO) } ?: Duration.ZERO
+        }
+
+        /**
+         * Whether [pod] was created after its Deployment opted in at [optedIn]. Both times are known to the
+         * second only, so a pod of the same second counts as missed, and so does a pod whose times are
+         * unknown: a false report costs an Event, a missed one a cold pod.
+         */
+        fun missed(pod: Pod, optedIn: Instant?): Boolean {
+            val created = pod.metadata.creationTimestamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
+            return optedIn == null || created == null || !created.isBefore(optedIn)
+        }
+
+        /**
          * When [deployment] opted in: when its `danki.dev/warmup` annotation was last written or, without
          * one, when [namespace]'s opt-in label was. Read from the managedFields entry that owns the field
-         * (null: unknown, so nothing is reported). The entry's time moves with any later change by the same
-         * manager, which can only hide a missed pod, never report a pod that was not missed.
+         * (null: unknown). The entry's time moves with any later change by the same manager, which can
+         * only hide a missed pod, never report a pod from before the opt-in.
          */
         fun optedInAt(deployment: Deployment, namespace: Namespace? = null): Instant? =
             if (deployment.metadata.annotations

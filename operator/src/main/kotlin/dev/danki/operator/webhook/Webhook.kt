@@ -16,12 +16,15 @@ class Webhook(
     metrics: WarmupMetrics,
 ) {
     private val keys = ServingKeys()
-    val server =
-        WebhookServer(
-            settings.port,
-            keys,
-            PodAdmission(metrics, { ns, name -> caches.deployments.get(ns, name) }, caches::namespaceLabels),
+    private val lookup =
+        OptInLookup(
+            OptInReads.cache(caches),
+            OptInReads.api(client),
+            metrics,
+            namespaceOptIn = caches.namespaces != null,
+            budget = settings.readBudget,
         )
+    val server = WebhookServer(settings.port, keys, PodAdmission(metrics, lookup))
     private val rotation =
         CertificateRotation(
             settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),
@@ -39,6 +42,7 @@ class Webhook(
 
     fun stop() {
         server.stop()
+        lookup.close()
         rotation.stop()
     }
 }

@@ -2,6 +2,7 @@ package dev.danki.operator.config
 
 import dev.danki.operator.warmup.Executables
 import dev.danki.operator.warmup.FailurePolicy
+import dev.danki.operator.warmup.UngatedPods
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.collections.shouldHaveSize
 import io.kotest.matchers.shouldBe
@@ -147,6 +148,14 @@ class WebhookConfigLoaderTest {
     }
 
     @Test
+    fun `ungated pods are replaced unless the operator is told to report them only`() {
+        load().ungatedPods shouldBe UngatedPods.REPLACE
+        load("DANKI_UNGATED_PODS" to "Report").ungatedPods shouldBe UngatedPods.REPORT
+        shouldThrow<ConfigException> { load("DANKI_UNGATED_PODS" to "evict") }.message shouldContain
+            "DANKI_UNGATED_PODS=evict: expected one of report, replace"
+    }
+
+    @Test
     fun `a bare process injects through the template and has no webhook`() {
         val config = load()
         config.gateInjection shouldBe GateInjection.TEMPLATE
@@ -163,8 +172,11 @@ class WebhookConfigLoaderTest {
                 "DANKI_WEBHOOK_SECRET" to "danki-webhook-tls",
                 "DANKI_WEBHOOK_CERT_VALIDITY" to "90s",
                 "DANKI_WEBHOOK_CA_VALIDITY" to "3m",
+                "DANKI_WEBHOOK_TIMEOUT_SECONDS" to "6",
             ).webhook!!
         webhook.namespace shouldBe "danki-system"
+        // a third of the API server's wait for the webhook may go to a read past the cache
+        webhook.readBudget shouldBe java.time.Duration.ofSeconds(2)
         webhook.secretName shouldBe "danki-webhook-tls"
         webhook.certValidity shouldBe java.time.Duration.ofSeconds(90)
         webhook.caValidity shouldBe java.time.Duration.ofMinutes(3)
@@ -175,12 +187,17 @@ class WebhookConfigLoaderTest {
     fun `webhook mode without names, with a bad lifetime or an unknown mode is refused with each problem`() {
         val error =
             shouldThrow<ConfigException> {
-                load("DANKI_GATE_INJECTION" to "webhook", "DANKI_WEBHOOK_CERT_VALIDITY" to "soon")
+                load(
+                    "DANKI_GATE_INJECTION" to "webhook",
+                    "DANKI_WEBHOOK_CERT_VALIDITY" to "soon",
+                    "DANKI_WEBHOOK_TIMEOUT_SECONDS" to "0",
+                )
             }
         error.message shouldContain "DANKI_WEBHOOK_SERVICE"
         error.message shouldContain "DANKI_WEBHOOK_CONFIGURATION"
         error.message shouldContain "DANKI_WEBHOOK_SECRET"
         error.message shouldContain "DANKI_WEBHOOK_CERT_VALIDITY=soon"
+        error.message shouldContain "DANKI_WEBHOOK_TIMEOUT_SECONDS=0"
         shouldThrow<ConfigException> { load("DANKI_GATE_INJECTION" to "admission") }.message shouldContain
             "webhook, template"
     }

@@ -21,19 +21,20 @@ class ItNamespace(
         Fixtures.namespace(client, ns)
     }
 
-    /** An operator in this process watching only this namespace, acting at once (unless the config elects). */
-    fun operator(config: OperatorConfig.() -> OperatorConfig = { this }): Operator {
-        val base =
-            OperatorConfig(
-                watchNamespaces = listOf(ns),
-                httpPort = 0,
-                leaderElection = false,
-                identity = "it-$ns",
-                k6Binary = File(TestApiServer.repo, "bin/k6").path,
-                k6Script = File(TestApiServer.repo, "k6-scripts/warmup.js").path,
-            )
-        return Operator(base.config(), client).apply { start() }
-    }
+    /** The configuration of an operator in this process watching only this namespace, acting at once. */
+    fun config(): OperatorConfig =
+        OperatorConfig(
+            watchNamespaces = listOf(ns),
+            httpPort = 0,
+            leaderElection = false,
+            identity = "it-$ns",
+            k6Binary = File(TestApiServer.repo, "bin/k6").path,
+            k6Script = File(TestApiServer.repo, "k6-scripts/warmup.js").path,
+        )
+
+    /** An operator with [config] (unless the config elects, acting at once), started. */
+    fun operator(tune: OperatorConfig.() -> OperatorConfig = { this }): Operator =
+        Operator(config().tune(), client).apply { start() }
 
     fun deployment(name: String): Deployment? =
         client

@@ -253,6 +253,17 @@ class PlanParserTest {
     }
 
     @Test
+    fun `ungated-pods is report or replace, and a bad value is named with the rest`() {
+        parse(Annotations.UNGATED_PODS to "replace").problems shouldBe emptyList()
+        parse(Annotations.UNGATED_PODS to "report").problems shouldBe emptyList()
+        parse(Annotations.UNGATED_PODS to "evict").problems.single().toString() shouldBe
+            "danki.dev/ungated-pods=\"evict\": expected report or replace"
+        // MissedGates never evicts on a value it cannot read
+        UngatedPods.of(mapOf(Annotations.UNGATED_PODS to "evict"), UngatedPods.REPLACE) shouldBe UngatedPods.REPORT
+        UngatedPods.of(emptyMap(), UngatedPods.REPLACE) shouldBe UngatedPods.REPLACE
+    }
+
+    @Test
     fun `headers are a JSON object of strings`() {
         parse(Annotations.HEADERS to "{\"Authorization\":\"Bearer x\"}").plan!!.headers shouldBe
             mapOf("Authorization" to "Bearer x")

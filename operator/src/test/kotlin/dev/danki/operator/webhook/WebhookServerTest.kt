@@ -29,13 +29,18 @@ class WebhookServerTest {
             .addToAnnotations(Keys.Annotations.WARMUP, "enabled")
             .endMetadata()
             .build()
+    private val reads =
+        object : OptInLookup.Reads {
+            override fun deployment(namespace: String, name: String) =
+                deployment.takeIf { namespace == "shop" && name == "exam" }
+
+            override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
+        }
+    private val metrics = WarmupMetrics()
     private val server =
-        WebhookServer(0, keys, PodAdmission(WarmupMetrics(), ::deploymentOf))
+        WebhookServer(0, keys, PodAdmission(metrics, OptInLookup(reads, reads, metrics, namespaceOptIn = false)))
     private val names = listOf("localhost")
     private val json = ObjectMapper()
-
-    private fun deploymentOf(namespace: String, name: String) =
-        deployment.takeIf { namespace == "shop" && name == "exam" }
 
     @AfterEach
     fun stop() = server.stop()

@@ -1,0 +1,134 @@
+package dev.danki.operator.webhook
+
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.util.concurrent.ArrayBlockingQueue
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.ThreadPoolExecutor
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
+
+/**
+ * Finds, for a pod being admitted, its Deployment and its namespace's labels: what decides whether the
+ * pod gets the gate.
+ *
+ * The informer cache answers when it shows the Deployment opted in. Otherwise it may simply not have it
+ * yet: `kubectl apply` of a new Deployment, a namespace labelled a moment before, or an opt-in and a
+ * scale-up in the same second all create pods before the cache has heard. A pod admitted then would
+ * serve cold, so the API server is asked, within [budget]. A stale cache that says "opted in" when the
+ * user has just opted out costs at most a gated pod that the pod reconciler releases at once.
+ *
+ * A read that fails or does not answer within [budget] lets the pod through without the gate
+ * (counted, logged, and then reported as a missed pod): danki never holds up a pod's creation.
+ */
+class OptInLookup(
+    private val cache: Reads,
+    private val api: Reads,
+    private val metrics: WarmupMetrics,
+    /** Namespaces can opt in by label (webhook mode caches them); otherwise only the annotation counts. */
+    private val namespaceOptIn: Boolean,
+    /** How long a read past the cache may take (WebhookSettings.readBudget). */
+    private val budget: Duration = DEFAULT_BUDGET,
+) {
+    /** Reads of one source: the cache or the API server (null: not found). */
+    interface Reads {
+        fun deployment(namespace: String, name: String): Deployment?
+
+        fun namespaceLabels(namespace: String): Map<String, String>?
+    }
+
+    /** What the lookup found, and [how] (one of WarmupMetrics' LOOKUP_ values). */
+    data class Found(
+        val deployment: Deployment?,
+        val namespaceLabels: Map<String, String>,
+        val how: String,
+    )
+
+    private val log = LoggerFactory.getLogger(OptInLookup::class.java)
+
+    /**
+     * A few threads: reads past the cache are rare on a settled cluster. A full queue means the API
+     * server is not keeping up; the pod is then let through at once rather than queued past its budget.
+     */
+    private val reads =
+        ThreadPoolExecutor(READ_THREADS, READ_THREADS, 1, TimeUnit.MINUTES, ArrayBlockingQueue(READ_QUEUE)) { r ->
+            Thread(r, "danki-webhook-read").apply { isDaemon = true }
+        }.apply { allowCoreThreadTimeOut(true) }
+
+    fun find(namespace: String, deployment: String): Found {
+        val cachedLabels = cache.namespaceLabels(namespace).orEmpty()
+        val cached = cache.deployment(namespace, deployment)
+        if (cached != null && WarmupSwitch.of(cached, cachedLabels) == WarmupSwitch.ENABLED) {
+            return Found(cached, cachedLabels, WarmupMetrics.LOOKUP_CACHE)
+        }
+        return try {
+            val fresh = withinBudget { readThrough(namespace, deployment, cachedLabels) }
+            metrics.webhookRead(if (fresh.deployment == null) WarmupMetrics.READ_NOT_FOUND else WarmupMetrics.READ_FOUND)
+            fresh
+        } catch (e: ReadFailed) {
+            metrics.webhookRead(WarmupMetrics.READ_FAILED)
+            log
+                .atWarn()
+                .addKeyValue("namespace", namespace)
+                .addKeyValue("deployment", deployment)
+                .addKeyValue("budgetMillis", budget.toMillis())
+                .setCause(e.cause)
+                .log("could not read the pod's Deployment in time; admitting it without the gate")
+            Found(cached, cachedLabels, WarmupMetrics.LOOKUP_FAILED)
+        }
+    }
+
+    fun close() {
+        reads.shutdownNow()
+    }
+
+    private fun readThrough(namespace: String, name: String, cachedLabels: Map<String, String>): Found {
+        val deployment = api.deployment(namespace, name) ?: return Found(null, cachedLabels, WarmupMetrics.LOOKUP_API)
+        // the namespace's label counts only without the Deployment's own annotation, and only when unseen
+        val needsNamespace =
+            namespaceOptIn &&
+                !deployment.metadata.annotations
+                    .orEmpty()
+                    .containsKey(Keys.Annotations.WARMUP) &&
+                cachedLabels[Keys.NAMESPACE_OPT_IN_LABEL] != Keys.WARMUP_LABEL_VALUE
+        val labels = if (needsNamespace) api.namespaceLabels(namespace).orEmpty() else cachedLabels
+        return Found(deployment, labels, WarmupMetrics.LOOKUP_API)
+    }
+
+    private fun <T> withinBudget(read: () -> T): T {
+        val future =
+            try {
+                CompletableFuture.supplyAsync(read, reads)
+            } catch (e: RejectedExecutionException) {
+                throw ReadFailed(e)
+            }
+        return try {
+            future.get(budget.toMillis(), TimeUnit.MILLISECONDS)
+        } catch (e: TimeoutException) {
+            future.cancel(true)
+            throw ReadFailed(e)
+        } catch (e: ExecutionException) {
+            throw ReadFailed(e.cause ?: e)
+        } catch (e: InterruptedException) {
+            Thread.currentThread().interrupt()
+            throw ReadFailed(e)
+        }
+    }
+
+    private class ReadFailed(
+        cause: Throwable,
+    ) : Exception(cause)
+
+    companion object {
+        /** A third of the chart's default 3 s webhook timeout, as WebhookSettings.readBudget. */
+        val DEFAULT_BUDGET: Duration = Duration.ofSeconds(1)
+        private const val READ_THREADS = 8
+        private const val READ_QUEUE = 64
+    }
+}
