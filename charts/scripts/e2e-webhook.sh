@@ -15,7 +15,8 @@
 #      ready before its gate is True.
 #   3. Opt-out while a new pod is gated releases it (Ready, no new ReplicaSet); the next pod has no gate.
 #   4. Webhook unreachable (operator scaled to 0): pod creation is not held up and the pod has no
-#      gate; once danki is back, danki_webhook_ungated_pods_total >= 1 and a PodNotGated Event.
+#      gate; once danki is back, danki_webhook_ungated_pods_total >= 1 and a PodNotGated Event, and
+#      (webhook.ungatedPods replace, the default) the pod is evicted and its replacement gated.
 #   5. Certificate renewal (certValidity 60s, installed so) while pods are created one after the
 #      other: the serial changes in the Secret and on every replica, every pod created has the gate,
 #      no FailedCreate, no new PodNotGated, the ungated metric unchanged.
@@ -153,6 +154,13 @@ ready_replicas_are() { [[ $(ka get deploy "$1" -o jsonpath='{.status.readyReplic
 
 pod_gates() { ka get pod "$1" -o jsonpath='{.spec.readinessGates[*].conditionType}'; }
 pod_has_gate() { [[ " $(pod_gates "$1") " == *" $GATE "* ]]; }
+# all_pods_gated APP: APP has pods, and every one not being deleted carries the gate
+all_pods_gated() {
+  local p names
+  names=$(pod_names "$1")
+  [[ -n $names ]] || return 1
+  for p in $names; do pod_has_gate "$p" || return 1; done
+}
 pod_gate_once() { [[ $(pod_gates "$1" | tr ' ' '\n' | grep -cx "$GATE") == 1 ]]; }
 pod_has_label() { [[ $(ka get pod "$1" -o jsonpath='{.metadata.labels.danki\.dev/warmup}') == enabled ]]; }
 pod_gate_is() { # POD STATUS/REASON
@@ -374,8 +382,12 @@ phase_unreachable() {
     wait_for 60 "the metric" ungated_at_least_one light
   check "4: and a PodNotGated Event on the Deployment light names it" \
     wait_for 30 "the Event" bash -c "'$KUBECTL' -n '$APP' get events --field-selector involvedObject.name=light,reason=PodNotGated -o jsonpath='{.items[*].message}' | grep -qF '$pod'"
-  # as the Event says: delete it, its replacement comes through the webhook with the gate
-  ka delete pod "$pod" >/dev/null
+  # webhook.ungatedPods replace (the chart's default): danki evicts it, and its replacement comes
+  # through the webhook with the gate
+  check "4: danki evicts it (UngatedPodReplaced names it)" \
+    wait_for 60 "the eviction" bash -c "'$KUBECTL' -n '$APP' get events --field-selector involvedObject.name=light,reason=UngatedPodReplaced -o jsonpath='{.items[*].message}' | grep -qF '$pod'"
+  check "4: $pod is gone" wait_for 60 "$pod to go" bash -c "! '$KUBECTL' -n '$APP' get pod '$pod' >/dev/null 2>&1"
+  check "4: every light pod now carries the gate" wait_for 60 "a gated replacement" all_pods_gated light
   ka scale deploy light --replicas=1 >/dev/null
   wait_for 30 "one light pod" bash -c "[[ \$('$KUBECTL' -n '$APP' get pods -l app=light -o name | wc -l) == 1 ]]" || true
 }

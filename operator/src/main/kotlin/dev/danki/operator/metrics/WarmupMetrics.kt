@@ -135,7 +135,8 @@ class WarmupMetrics(
             .name("danki_webhook_ungated_pods_total")
             .help(
                 "Pods of opted-in Deployments created after the opt-in without the gate: admitted while the " +
-                    "webhook was unreachable or could not read their Deployment, so they joined their Service unwarmed.",
+                    "webhook was unreachable or could not read their Deployment, so they joined their Service " +
+                    "unwarmed.",
             ).labelNames("namespace", "deployment")
             .register(registry)
 

@@ -69,7 +69,15 @@ class OptInLookup(
         }
         return try {
             val fresh = withinBudget { readThrough(namespace, deployment, cachedLabels) }
-            metrics.webhookRead(if (fresh.deployment == null) WarmupMetrics.READ_NOT_FOUND else WarmupMetrics.READ_FOUND)
+            metrics.webhookRead(
+                if (fresh.deployment ==
+                    null
+                ) {
+                    WarmupMetrics.READ_NOT_FOUND
+                } else {
+                    WarmupMetrics.READ_FOUND
+                },
+            )
             fresh
         } catch (e: ReadFailed) {
             metrics.webhookRead(WarmupMetrics.READ_FAILED)
@@ -101,24 +109,22 @@ class OptInLookup(
         return Found(deployment, labels, WarmupMetrics.LOOKUP_API)
     }
 
+    /** [read] on the read threads, given up after [budget] (the read itself ends at the client's own timeout). */
     private fun <T> withinBudget(read: () -> T): T {
-        val future =
+        val failure: Throwable =
             try {
-                CompletableFuture.supplyAsync(read, reads)
+                return CompletableFuture.supplyAsync(read, reads).get(budget.toMillis(), TimeUnit.MILLISECONDS)
+            } catch (e: ExecutionException) {
+                e.cause ?: e
+            } catch (e: TimeoutException) {
+                e
             } catch (e: RejectedExecutionException) {
-                throw ReadFailed(e)
+                e
+            } catch (e: InterruptedException) {
+                Thread.currentThread().interrupt()
+                e
             }
-        return try {
-            future.get(budget.toMillis(), TimeUnit.MILLISECONDS)
-        } catch (e: TimeoutException) {
-            future.cancel(true)
-            throw ReadFailed(e)
-        } catch (e: ExecutionException) {
-            throw ReadFailed(e.cause ?: e)
-        } catch (e: InterruptedException) {
-            Thread.currentThread().interrupt()
-            throw ReadFailed(e)
-        }
+        throw ReadFailed(failure)
     }
 
     private class ReadFailed(

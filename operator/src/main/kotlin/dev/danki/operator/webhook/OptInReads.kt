@@ -8,7 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClient
 object OptInReads {
     fun cache(caches: Caches): OptInLookup.Reads =
         object : OptInLookup.Reads {
-            override fun deployment(namespace: String, name: String): Deployment? = caches.deployments.get(namespace, name)
+            override fun deployment(namespace: String, name: String): Deployment? =
+                caches.deployments.get(namespace, name)
 
             override fun namespaceLabels(namespace: String): Map<String, String> = caches.namespaceLabels(namespace)
         }

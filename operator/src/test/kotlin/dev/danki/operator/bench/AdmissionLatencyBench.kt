@@ -55,7 +55,12 @@ class AdmissionLatencyBench {
             client.resource(Manifests.deployment(cached, "plain-$i", emptyMap())).create()
             client.resource(Manifests.deployment(uncached, "miss-$i", OPTED_IN)).create()
         }
-        val deployments = client.apps().deployments().inNamespace(cached).inform()
+        val deployments =
+            client
+                .apps()
+                .deployments()
+                .inNamespace(cached)
+                .inform()
         val namespaces = client.namespaces().inform()
         val keys = ServingKeys()
         val ca = Certificates.newCa(Instant.now(), Duration.ofDays(1))

@@ -130,7 +130,11 @@ class UngatedPodsIT {
             .inNamespace(space.ns)
             .withName("guarded")
             .patch(
-                PatchContext.Builder().withPatchType(PatchType.JSON_MERGE).withFieldManager("it-switch").build(),
+                PatchContext
+                    .Builder()
+                    .withPatchType(PatchType.JSON_MERGE)
+                    .withFieldManager("it-switch")
+                    .build(),
                 """{"metadata":{"annotations":{"${Annotations.UNGATED_PODS}":"replace"}}}""",
             )
         continually(Duration.ofSeconds(3)) { space.pod("guarded-1").shouldNotBeNull() }

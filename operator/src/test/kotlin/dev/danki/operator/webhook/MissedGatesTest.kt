@@ -71,7 +71,11 @@ class MissedGatesTest {
             .withNewStatus()
             .apply {
                 readySince?.let {
-                    addNewCondition().withType("Ready").withStatus("True").withLastTransitionTime(it).endCondition()
+                    addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .withLastTransitionTime(it)
+                        .endCondition()
                 }
             }.endStatus()
             .build()

@@ -157,6 +157,7 @@ object BadInputCases {
     private fun otherKeyCases() =
         listOf(
             invalid("policy-word", Annotations.FAILURE_POLICY, "sometimes", "open or closed"),
+            invalid("ungated-evict", Annotations.UNGATED_PODS, "evict", "report or replace"),
             invalid("jit-unknown-port", Annotations.JIT_METRICS, "nope/metrics", "a port number or containerPort name"),
             invalid("redirects-yes", Annotations.ACCEPT_REDIRECTS, "yes", "true or false"),
             invalid(
