@@ -14,8 +14,9 @@
 #      A raw watch, opened from the namespace's resourceVersion before the first create, records
 #      every pod ever added; readinessGates cannot change after creation, so the ADDED object is the
 #      pod as admitted. Every pod must carry the gate and the label danki.dev/warmup=enabled.
-#   b. Namespace opt-in: a new namespace labelled danki.dev/warmup=enabled and, within the same
-#      second, 3 Deployments without the annotation in it: every pod carries the gate.
+#   b. Namespace opt-in: a new namespace labelled danki.dev/warmup=enabled and a Deployment without
+#      the annotation, created by one kubectl call (the API server's timestamps at most 1 s apart),
+#      then 2 more such Deployments: every pod carries the gate.
 #   c. Opt-in and scale-up in one second: a running, Ready, not opted-in Deployment (1 replica) is
 #      annotated danki.dev/warmup=enabled and at once scaled to 3: both new pods carry the gate.
 #   d. Webhook stopped (operator scaled to 0, as e2e-webhook.sh phase 4): 2 opted-in Deployments with
@@ -139,6 +140,9 @@ pod_gate_is() { # NS POD STATUS/REASON
   [[ $(kn "$1" get pod "$2" -o jsonpath="{range .status.conditions[?(@.type==\"$GATE\")]}{.status}/{.reason}{end}") == "$3" ]]
 }
 ready_replicas_are() { [[ $(kn "$1" get deploy "$2" -o jsonpath='{.status.readyReplicas}') == "$3" ]]; } # NS DEPLOY N
+created_s() { # NS KIND NAME: its creationTimestamp in epoch seconds (NS empty: cluster-scoped)
+  date -d "$("$KUBECTL" ${1:+-n "$1"} get "$2" "$3" -o jsonpath='{.metadata.creationTimestamp}')" +%s
+}
 live_uid_is() { # NS POD UID: the pod exists with that UID and is not being deleted
   [[ $(kn "$1" get pod "$2" -o jsonpath='{.metadata.uid} {.metadata.deletionTimestamp}' 2>/dev/null) == "$3 " ]]
 }
@@ -312,7 +316,7 @@ phase_burst() { # ROUND
 # --- b: a namespace labelled for opt-in, with Deployments created in it at once ----------------------
 
 phase_namespace_opt_in() { # ROUND
-  local round=$1 ns="$OPT_IN-$1" log t0 t1 i
+  local round=$1 ns="$OPT_IN-$1" log t0 t1 i apart
   log="$WORK/$ns.watch"
   watch_pods "$ns" "$log"
   # one create for both, in this order, so that the Deployment follows the namespace at once
@@ -327,9 +331,11 @@ metadata:
 $(light_deployment optin-1)
 EOF
   clock_ms t1
-  check "b$round: the labelled namespace and a Deployment without the annotation created in one call of $((t1 - t0)) ms (within a second)" \
-    below $((t1 - t0)) 1000
   for i in 2 3; do create_light "$ns" "optin-$i"; done
+  # as the API server stamped them (a slow kubectl start on a loaded machine is no part of the gap)
+  apart=$(($(created_s "$ns" deploy optin-1) - $(created_s "" namespace "$ns")))
+  check "b$round: the labelled namespace and a Deployment without the annotation created by one kubectl call of $((t1 - t0)) ms, $apart s apart (same second, or the next)" \
+    test "$apart" -le 1
   wait_for 60 "3 pods in $ns" seen_at_least "$log" '^optin-' 3 || true
   judge_gates b "$round" "$log" '^optin-' 3
 }
