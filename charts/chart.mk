@@ -81,7 +81,7 @@ e2e-webhook: build chart-helm ## Webhook mode on the running local cluster: no r
 	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-webhook.sh
 
 .PHONY: e2e-webhook-race
-e2e-webhook-race: build chart-helm ## Webhook race (issue 26) on the running local cluster: bursts of new opted-in Deployments, namespace opt-in, opt-in + scale-up, webhook down (E2E_RACE_ROUNDS, default 5).
+e2e-webhook-race: build chart-helm tool-jq ## Webhook race (issue 26) on the running local cluster: bursts of new opted-in Deployments, namespace opt-in, opt-in + scale-up, webhook down (E2E_RACE_ROUNDS, default 5).
 	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) E2E_RACE_ROUNDS=$(E2E_RACE_ROUNDS) $(CHART_SCRIPTS)/e2e-webhook-race.sh
 
 .PHONY: docker-build
@@ -105,6 +105,12 @@ tool-shellcheck: ## Install shellcheck from Debian's packages when it is missing
 	  echo "==> installing shellcheck (apt-get)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck >/dev/null; }
 	@$(SHELLCHECK) --version | sed -n 2p
+
+.PHONY: tool-jq
+tool-jq: ## Install jq from Debian's packages when it is missing (the race test reads raw watch events with it).
+	@command -v jq >/dev/null 2>&1 || { \
+	  echo "==> installing jq (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends jq >/dev/null; }
 
 lint: lint-chart lint-docker
 e2e-suites: e2e-chart e2e-webhook e2e-webhook-race

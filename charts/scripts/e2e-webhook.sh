@@ -404,7 +404,8 @@ phase_rotation() {
   local existing
   existing=$(ka get pods -l app=light -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')
   # every pod the API server admits, as the watch sees it added: name, creation time, readiness gates
-  ka get pods -l app=light -w --output-watch-events \
+  # kubectl itself in the background, not ka: a function's subshell would outlive a kill of its PID
+  "$KUBECTL" -n "$APP" get pods -l app=light -w --output-watch-events \
     -o jsonpath='{.type} {.object.metadata.name} {.object.metadata.creationTimestamp} {.object.spec.readinessGates[*].conditionType}{"\n"}' \
     >"$watch_log" 2>/dev/null &
   BACKGROUND+=($!)
