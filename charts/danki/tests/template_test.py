@@ -50,8 +50,10 @@ LEASE_RULES = [
 # Schema objects that pass a Kubernetes type through unchecked (the API server checks them).
 # webhook mode (the default) with danki's own certificates: its one Secret and its one webhook configuration, by
 # name; and namespaces read-only, for the label that opts in a whole namespace.
+ENDPOINTSLICE_RULE = {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["list"]}
 WEBHOOK_ROLE_RULES = [
     {"apiGroups": [""], "resources": ["secrets"], "resourceNames": ["danki-webhook-tls"], "verbs": ["get", "update"]},
+    ENDPOINTSLICE_RULE,
 ]
 NAMESPACE_READ_RULE = {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]}
 NODE_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
@@ -157,7 +159,7 @@ def test_defaults(helm):
           lease and lease[0]["rules"])
     all_rules = cr["rules"] + (lease[0]["rules"] if lease else [])
     webhook_role = find(docs, "Role", "danki-webhook", NAMESPACE)
-    check("webhook Role: only its own Secret, get and update by name (no list, no create)",
+    check("webhook Role: only its own Secret, get and update by name (no list, no create), and list EndpointSlices",
           webhook_role and webhook_role[0]["rules"] == WEBHOOK_ROLE_RULES, webhook_role and webhook_role[0]["rules"])
     webhook_cr = find(docs, "ClusterRole", "danki-webhook")
     check("webhook ClusterRole: namespaces read-only, its own MutatingWebhookConfiguration get and patch by name",
@@ -236,11 +238,13 @@ def test_webhook(helm):
         (mwc,) = find(docs, "MutatingWebhookConfiguration", "danki")
         (dep,) = find(docs, "Deployment")
         env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
-        check("cert-manager mode: Certificate, CA injected, files mounted, no Secret rights, no Secret of ours",
+        check("cert-manager mode: Certificate, CA injected, files mounted, no Secret rights (the Role only lists "
+              "EndpointSlices), no Secret of ours",
               find(docs, "Certificate", "danki-webhook") and find(docs, "Issuer", "danki-webhook")
               and mwc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == f"{NAMESPACE}/danki-webhook"
               and env.get("DANKI_WEBHOOK_CERT_DIR") == "/etc/danki/webhook-tls" and "DANKI_WEBHOOK_SECRET" not in env
-              and not find(docs, "Role", "danki-webhook") and not find(docs, "Secret"), env)
+              and find(docs, "Role", "danki-webhook")[0]["rules"] == [ENDPOINTSLICE_RULE] and not find(docs, "Secret"),
+              env)
         cr = find(docs, "ClusterRole", "danki-webhook")
         check("cert-manager mode: the webhook ClusterRole only reads namespaces",
               cr and cr[0]["rules"] == [NAMESPACE_READ_RULE], cr and cr[0]["rules"])

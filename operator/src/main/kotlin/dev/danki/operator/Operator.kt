@@ -32,6 +32,7 @@ import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.Webhook
+import dev.danki.operator.webhook.WebhookEndpoints
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
@@ -103,7 +104,10 @@ class Operator(
                 ?: NodeCpuCaps.reading(client)
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps)
         val missedGates =
-            config.webhook?.let { MissedGates(caches, events, metrics, PodEviction(client)::evict, config.ungatedPods) }
+            config.webhook?.let { settings ->
+                val endpoints = WebhookEndpoints(client, settings.namespace, settings.serviceName)
+                MissedGates(caches, events, metrics, PodEviction(client)::evict, config.ungatedPods, endpoints::ready)
+            }
         pods =
             PodReconciler(
                 config,

@@ -33,10 +33,15 @@ class MissedGates(
     private val eviction: (Pod) -> Boolean,
     /** The chart's `webhook.ungatedPods`, for Deployments without the annotation. */
     private val defaultPolicy: UngatedPods,
+    /** Whether the API server can reach the webhook now ([WebhookEndpoints]): a replacement is gated only then. */
+    private val webhookReachable: () -> Boolean,
     private val now: () -> Instant = Instant::now,
 ) {
     private val log = LoggerFactory.getLogger(MissedGates::class.java)
     private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
+
+    /** Evictions in the last [REPLACEMENT_WINDOW] per Deployment (namespace/name), guarded by itself. */
+    private val replacedAt = HashMap<String, MutableList<Instant>>()
 
     /**
      * Reports [pod] if it is one the webhook missed, and replaces it if its Deployment asks for that; the
@@ -90,6 +95,22 @@ class MissedGates(
     }
 
     private fun replace(pod: Pod, deployment: Deployment): Duration? {
+        if (!webhookReachable()) {
+            // evicted now, its replacement would be admitted ungated too; look again once the webhook is up
+            return EVICTION_RETRY
+        }
+        val key = "${pod.metadata.namespace}/${deployment.metadata.name}"
+        if (!withinReplacementBudget(key)) {
+            events.warningOnce(
+                deployment,
+                Keys.EventReasons.POD_NOT_GATED,
+                "$MAX_REPLACEMENTS pods replaced within ${DurationFormat.format(REPLACEMENT_WINDOW)} and pod " +
+                    "${pod.metadata.name} came without the gate again: danki stops replacing this Deployment's " +
+                    "pods for now, as the webhook does not seem to reach new pods; check the webhook's Service " +
+                    "and the API server's log",
+            )
+            return REPLACEMENT_WINDOW
+        }
         if (!eviction(pod)) {
             log
                 .atInfo()
@@ -98,6 +119,7 @@ class MissedGates(
                 .log("ungated pod not evicted: a PodDisruptionBudget does not allow it now; trying again")
             return EVICTION_RETRY
         }
+        synchronized(replacedAt) { replacedAt.getOrPut(key) { mutableListOf() } += now() }
         metrics.ungatedPodReplaced(pod.metadata.namespace, deployment.metadata.name)
         events.normal(
             deployment,
@@ -106,6 +128,17 @@ class MissedGates(
                 "its ReplicaSet recreates it with the gate, and danki warms the new pod",
         )
         return null
+    }
+
+    /** Fewer than [MAX_REPLACEMENTS] evictions of [key]'s pods in the last [REPLACEMENT_WINDOW]. */
+    private fun withinReplacementBudget(key: String): Boolean {
+        val since = now().minus(REPLACEMENT_WINDOW)
+        return synchronized(replacedAt) {
+            // every Deployment's old evictions go, so the map holds only the last window's
+            replacedAt.values.forEach { times -> times.removeIf { it.isBefore(since) } }
+            replacedAt.values.removeIf { it.isEmpty() }
+            (replacedAt[key]?.size ?: 0) < MAX_REPLACEMENTS
+        }
     }
 
     private fun optedInDeploymentOf(pod: Pod): Deployment? {
@@ -123,8 +156,16 @@ class MissedGates(
          */
         val SERVED_LONG: Duration = Duration.ofMinutes(2)
 
-        /** When an eviction a PodDisruptionBudget refused is tried again. */
+        /** When an eviction a PodDisruptionBudget refused, or an unreachable webhook put off, is tried again. */
         val EVICTION_RETRY: Duration = Duration.ofSeconds(10)
+
+        /**
+         * At most this many pods of one Deployment are replaced within [REPLACEMENT_WINDOW]. Replacements
+         * that keep arriving without the gate mean the webhook does not reach new pods (a broken caBundle,
+         * a network policy); evicting on would only churn the Deployment.
+         */
+        const val MAX_REPLACEMENTS = 3
+        val REPLACEMENT_WINDOW: Duration = Duration.ofMinutes(10)
 
         /** How long [pod] has been Ready at [now] (zero when it is not). */
         fun servedFor(pod: Pod, now: Instant): Duration {

@@ -62,11 +62,8 @@ class OptInLookup(
         }.apply { allowCoreThreadTimeOut(true) }
 
     fun find(namespace: String, deployment: String): Found {
+        cachedOptIn(namespace, deployment)?.let { return it }
         val cachedLabels = cache.namespaceLabels(namespace).orEmpty()
-        val cached = cache.deployment(namespace, deployment)
-        if (cached != null && WarmupSwitch.of(cached, cachedLabels) == WarmupSwitch.ENABLED) {
-            return Found(cached, cachedLabels, WarmupMetrics.LOOKUP_CACHE)
-        }
         return try {
             val fresh = withinBudget { readThrough(namespace, deployment, cachedLabels) }
             metrics.webhookRead(
@@ -87,9 +84,18 @@ class OptInLookup(
                 .addKeyValue("deployment", deployment)
                 .addKeyValue("budgetMillis", budget.toMillis())
                 .setCause(e.cause)
-                .log("could not read the pod's Deployment in time; admitting it without the gate")
-            Found(cached, cachedLabels, WarmupMetrics.LOOKUP_FAILED)
+                .log("could not read the pod's Deployment in time; the cache alone decides its gate")
+            // the informer may have caught up while the read waited: a second look costs nothing
+            cachedOptIn(namespace, deployment) ?: Found(null, cachedLabels, WarmupMetrics.LOOKUP_FAILED)
         }
+    }
+
+    /** What the cache has, when it shows the Deployment opted in. */
+    private fun cachedOptIn(namespace: String, deployment: String): Found? {
+        val labels = cache.namespaceLabels(namespace).orEmpty()
+        val cached = cache.deployment(namespace, deployment) ?: return null
+        return Found(cached, labels, WarmupMetrics.LOOKUP_CACHE)
+            .takeIf { WarmupSwitch.of(cached, labels) == WarmupSwitch.ENABLED }
     }
 
     fun close() {
@@ -132,8 +138,8 @@ class OptInLookup(
     ) : Exception(cause)
 
     companion object {
-        /** A third of the chart's default 3 s webhook timeout, as WebhookSettings.readBudget. */
-        val DEFAULT_BUDGET: Duration = Duration.ofSeconds(1)
+        /** Half the chart's default 3 s webhook timeout, as WebhookSettings.readBudget. */
+        val DEFAULT_BUDGET: Duration = Duration.ofMillis(1_500)
         private const val READ_THREADS = 8
         private const val READ_QUEUE = 64
     }

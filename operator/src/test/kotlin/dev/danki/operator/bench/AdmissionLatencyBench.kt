@@ -212,7 +212,7 @@ class AdmissionLatencyBench {
                     "  opt-in. Every pod of a Deployment that is not opted in pays this, within the webhook's",
                     "  namespaces.",
                     "",
-                    "A read past the cache is given up after ${OptInLookup.DEFAULT_BUDGET.toMillis()} ms (a third of " +
+                    "A read past the cache is given up after ${OptInLookup.DEFAULT_BUDGET.toMillis()} ms (half " +
                         "the chart's 3 s webhook timeout)",
                     "and the pod admitted without the gate, then reported.",
                 )

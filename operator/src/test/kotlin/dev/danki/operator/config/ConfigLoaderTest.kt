@@ -175,8 +175,8 @@ class WebhookConfigLoaderTest {
                 "DANKI_WEBHOOK_TIMEOUT_SECONDS" to "6",
             ).webhook!!
         webhook.namespace shouldBe "danki-system"
-        // a third of the API server's wait for the webhook may go to a read past the cache
-        webhook.readBudget shouldBe java.time.Duration.ofSeconds(2)
+        // half of the API server's wait for the webhook may go to a read past the cache
+        webhook.readBudget shouldBe java.time.Duration.ofSeconds(3)
         webhook.secretName shouldBe "danki-webhook-tls"
         webhook.certValidity shouldBe java.time.Duration.ofSeconds(90)
         webhook.caValidity shouldBe java.time.Duration.ofMinutes(3)

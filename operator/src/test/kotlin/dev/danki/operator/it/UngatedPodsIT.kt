@@ -7,10 +7,12 @@ import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.testkit.counter
 import dev.danki.operator.webhook.Certificates
+import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.OptInLookup
 import dev.danki.operator.webhook.OptInReads
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import io.fabric8.kubernetes.client.dsl.base.PatchContext
@@ -57,7 +59,31 @@ class UngatedPodsIT {
                 secretName = null,
                 certDir = dir.path,
             )
+        webhookEndpoint(ready = true)
         operator = Operator(space.config().copy(webhook = webhook), client, metrics).apply { start() }
+    }
+
+    /**
+     * The webhook Service's EndpointSlice as the EndpointSlice controller would write it; the address is
+     * never dialled (no webhook configuration points at it).
+     */
+    private fun webhookEndpoint(ready: Boolean) {
+        val slice =
+            EndpointSliceBuilder()
+                .withNewMetadata()
+                .withName("danki-it-webhook")
+                .withNamespace(space.ns)
+                .addToLabels("kubernetes.io/service-name", "danki-it")
+                .endMetadata()
+                .withAddressType("IPv4")
+                .addNewEndpoint()
+                .withAddresses("198.18.250.1")
+                .withNewConditions()
+                .withReady(ready)
+                .endConditions()
+                .endEndpoint()
+                .build()
+        client.resource(slice).forceConflicts().serverSideApply()
     }
 
     @AfterAll
@@ -142,6 +168,37 @@ class UngatedPodsIT {
         // tried again after MissedGates.EVICTION_RETRY
         eventually(Duration.ofSeconds(30)) { space.pod("guarded-1") shouldBe null }
         reasons("guarded") shouldContain Keys.EventReasons.UNGATED_POD_REPLACED
+    }
+
+    @Test
+    fun `no pod is replaced while the webhook has no ready endpoint, since its replacement would be ungated too`() {
+        space.create(Fixtures.deployment(space.ns, "early", mapOf(Annotations.WARMUP to "enabled")))
+        webhookEndpoint(ready = false)
+        try {
+            ungatedPod("early", "early-1")
+            eventually(Duration.ofSeconds(20)) { reasons("early") shouldContain Keys.EventReasons.POD_NOT_GATED }
+            continually(Duration.ofSeconds(3)) { space.pod("early-1").shouldNotBeNull() }
+        } finally {
+            webhookEndpoint(ready = true)
+        }
+        // looked at again after MissedGates.EVICTION_RETRY
+        eventually(Duration.ofSeconds(30)) { space.pod("early-1") shouldBe null }
+    }
+
+    @Test
+    fun `replacements that keep coming back ungated stop after three`() {
+        space.create(Fixtures.deployment(space.ns, "churn", mapOf(Annotations.WARMUP to "enabled")))
+        for (i in 1..MissedGates.MAX_REPLACEMENTS) {
+            ungatedPod("churn", "churn-$i")
+            eventually(Duration.ofSeconds(20)) { space.pod("churn-$i") shouldBe null }
+        }
+        ungatedPod("churn", "churn-last")
+        eventually(Duration.ofSeconds(20)) {
+            space.events("churn").map { it.message }.any { it.contains("stops replacing") } shouldBe true
+        }
+        space.pod("churn-last").shouldNotBeNull()
+        metrics.counter("danki_webhook_ungated_pods_replaced_total", "deployment", "churn") shouldBe
+            MissedGates.MAX_REPLACEMENTS.toDouble()
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.Test
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
 
 /** Which source answers, and that a read past the cache never holds a pod past its budget. */
 class OptInLookupTest {
@@ -48,7 +49,7 @@ class OptInLookupTest {
         }
     }
 
-    private fun lookup(cache: Source, api: Source, budget: Duration = Duration.ofSeconds(1)) =
+    private fun lookup(cache: OptInLookup.Reads, api: Source, budget: Duration = Duration.ofSeconds(1)) =
         OptInLookup(cache, api, metrics, namespaceOptIn = true, budget = budget)
 
     private fun reads(result: String) = metrics.counter("danki_webhook_api_reads_total", "result", result)
@@ -103,6 +104,27 @@ class OptInLookupTest {
 
         found.how shouldBe WarmupMetrics.LOOKUP_FAILED
         found.deployment shouldBe null
+        reads(WarmupMetrics.READ_FAILED) shouldBe 1.0
+    }
+
+    @Test
+    fun `a cache that caught up while the read hung still gates the pod`() {
+        val cachedNow = AtomicReference<Deployment?>(null)
+        val cache =
+            object : OptInLookup.Reads {
+                override fun deployment(namespace: String, name: String) = cachedNow.get()
+
+                override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
+            }
+        val hanging =
+            Source(optedIn) {
+                cachedNow.set(optedIn)
+                Thread.sleep(10_000)
+            }
+        val found = lookup(cache, hanging, budget = Duration.ofMillis(200)).find("shop", "exam")
+
+        found.how shouldBe WarmupMetrics.LOOKUP_CACHE
+        found.deployment shouldBe optedIn
         reads(WarmupMetrics.READ_FAILED) shouldBe 1.0
     }
 
