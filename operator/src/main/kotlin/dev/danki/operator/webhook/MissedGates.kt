@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
+import java.time.temporal.ChronoUnit
 import java.util.concurrent.ConcurrentHashMap
 
 /**
@@ -40,8 +41,14 @@ class MissedGates(
     private val log = LoggerFactory.getLogger(MissedGates::class.java)
     private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
 
-    /** Evictions in the last [REPLACEMENT_WINDOW] per Deployment (namespace/name), guarded by itself. */
-    private val replacedAt = HashMap<String, MutableList<Instant>>()
+    /** Per Deployment (namespace/name): its first eviction in the window, and the pods that came after it ungated. */
+    private class Replacements(
+        val firstEviction: Instant,
+        val cameBackUngated: MutableSet<String> = mutableSetOf(),
+    )
+
+    /** Guarded by itself; entries older than [REPLACEMENT_WINDOW] are dropped. */
+    private val replacements = HashMap<String, Replacements>()
 
     /**
      * Reports [pod] if it is one the webhook missed, and replaces it if its Deployment asks for that; the
@@ -100,14 +107,14 @@ class MissedGates(
             return EVICTION_RETRY
         }
         val key = "${pod.metadata.namespace}/${deployment.metadata.name}"
-        if (!withinReplacementBudget(key)) {
+        if (!withinReplacementBudget(key, pod)) {
             events.warningOnce(
                 deployment,
                 Keys.EventReasons.POD_NOT_GATED,
-                "$MAX_REPLACEMENTS pods replaced within ${DurationFormat.format(REPLACEMENT_WINDOW)} and pod " +
-                    "${pod.metadata.name} came without the gate again: danki stops replacing this Deployment's " +
-                    "pods for now, as the webhook does not seem to reach new pods; check the webhook's Service " +
-                    "and the API server's log",
+                "$MAX_CAME_BACK pods created after danki began replacing this Deployment's ungated pods came " +
+                    "without the gate too (the last: ${pod.metadata.name}): the webhook does not seem to reach " +
+                    "new pods, so danki stops replacing them for ${DurationFormat.format(REPLACEMENT_WINDOW)}; " +
+                    "check the webhook's Service and the API server's log",
             )
             return REPLACEMENT_WINDOW
         }
@@ -119,7 +126,7 @@ class MissedGates(
                 .log("ungated pod not evicted: a PodDisruptionBudget does not allow it now; trying again")
             return EVICTION_RETRY
         }
-        synchronized(replacedAt) { replacedAt.getOrPut(key) { mutableListOf() } += now() }
+        synchronized(replacements) { replacements.getOrPut(key) { Replacements(now()) } }
         metrics.ungatedPodReplaced(pod.metadata.namespace, deployment.metadata.name)
         events.normal(
             deployment,
@@ -130,14 +137,22 @@ class MissedGates(
         return null
     }
 
-    /** Fewer than [MAX_REPLACEMENTS] evictions of [key]'s pods in the last [REPLACEMENT_WINDOW]. */
-    private fun withinReplacementBudget(key: String): Boolean {
-        val since = now().minus(REPLACEMENT_WINDOW)
-        return synchronized(replacedAt) {
-            // every Deployment's old evictions go, so the map holds only the last window's
-            replacedAt.values.forEach { times -> times.removeIf { it.isBefore(since) } }
-            replacedAt.values.removeIf { it.isEmpty() }
-            (replacedAt[key]?.size ?: 0) < MAX_REPLACEMENTS
+    /**
+     * Whether [pod] may be replaced: fewer than [MAX_CAME_BACK] ungated pods of [key] were created since
+     * its first eviction in the window. Pods created before it (a scale-up while danki was away) are
+     * all replaced; pods that keep arriving ungated after it mean the webhook is not reaching them.
+     */
+    private fun withinReplacementBudget(key: String, pod: Pod): Boolean {
+        val created = pod.metadata.creationTimestamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
+        return synchronized(replacements) {
+            val since = now().minus(REPLACEMENT_WINDOW)
+            replacements.values.removeIf { it.firstEviction.isBefore(since) }
+            val window = replacements[key] ?: return@synchronized true
+            // whole seconds: a pod of the first eviction's own second counts as one that came after it
+            if (created == null || !created.isBefore(window.firstEviction.truncatedTo(ChronoUnit.SECONDS))) {
+                window.cameBackUngated += pod.metadata.uid
+            }
+            window.cameBackUngated.size < MAX_CAME_BACK
         }
     }
 
@@ -160,11 +175,11 @@ class MissedGates(
         val EVICTION_RETRY: Duration = Duration.ofSeconds(10)
 
         /**
-         * At most this many pods of one Deployment are replaced within [REPLACEMENT_WINDOW]. Replacements
-         * that keep arriving without the gate mean the webhook does not reach new pods (a broken caBundle,
-         * a network policy); evicting on would only churn the Deployment.
+         * When this many pods of one Deployment, created after danki's first eviction of its pods in
+         * [REPLACEMENT_WINDOW], arrive without the gate as well, the webhook does not reach new pods (a
+         * broken caBundle, a network policy): evicting on would only churn the Deployment.
          */
-        const val MAX_REPLACEMENTS = 3
+        const val MAX_CAME_BACK = 3
         val REPLACEMENT_WINDOW: Duration = Duration.ofMinutes(10)
 
         /** How long [pod] has been Ready at [now] (zero when it is not). */

@@ -25,6 +25,7 @@ class Webhook(
             budget = settings.readBudget,
         )
     val server = WebhookServer(settings.port, keys, PodAdmission(metrics, lookup))
+    private val warmup = WebhookWarmup({ server.port }, keys, settings.namespace)
     private val rotation =
         CertificateRotation(
             settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),
@@ -35,10 +36,14 @@ class Webhook(
     fun start() {
         rotation.start()
         server.start()
+        warmup.start()
     }
 
-    /** Ready to admit pods: a certificate is loaded (the caches are the operator's readiness already). */
-    fun ready(): Boolean = keys.loaded()
+    /**
+     * Ready to admit pods: a certificate is loaded and the admission path is warm (the caches are the
+     * operator's readiness already).
+     */
+    fun ready(): Boolean = keys.loaded() && warmup.done
 
     fun stop() {
         server.stop()

@@ -3,6 +3,7 @@ package dev.danki.operator.webhook
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
+import dev.danki.operator.testkit.counter
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
@@ -95,5 +96,23 @@ class WebhookServerTest {
         val newCa = Certificates.newCa(now, Duration.ofHours(1))
         keys.load(Certificates.newServing(newCa, names, now, Duration.ofMinutes(10)))
         review(clientTrusting(newCa))["allowed"] shouldBe true
+    }
+
+    @Test
+    fun `the warm-up waits for a certificate, then sends its reviews through the real port`() {
+        val warmup = WebhookWarmup({ server.port }, keys, "danki-system")
+        server.start()
+        warmup.start()
+        Thread.sleep(300)
+        // no certificate yet: nothing can be sent, and the replica is not ready
+        warmup.done shouldBe false
+        val now = Instant.now()
+        keys.load(
+            Certificates.newServing(Certificates.newCa(now, Duration.ofHours(1)), names, now, Duration.ofHours(1)),
+        )
+        val end = System.nanoTime() + Duration.ofSeconds(30).toNanos()
+        while (!warmup.done && System.nanoTime() < end) Thread.sleep(50)
+        warmup.done shouldBe true
+        metrics.counter("danki_webhook_admissions_total", "result", WarmupMetrics.ADMITTED_UNCHANGED) shouldBe 100.0
     }
 }
