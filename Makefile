@@ -99,6 +99,7 @@ test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pod
 	  $(MAKE) --no-print-directory cluster-down; exit $$rc
 
 include local-cluster/cluster.mk
+include local-cluster/kubelet/kubelet.mk
 include sample-service/sample.mk
 include operator/operator.mk
 include cli/cli.mk

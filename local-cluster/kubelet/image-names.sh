@@ -1,0 +1,11 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the names are used by the scripts that source it
+# image-names.sh - the references of the images the real-kubelet cluster builds here (no registry);
+# sourced by node-images.sh, which builds them, and node-env.sh, which names the sandbox image.
+# `localhost/` marks an image that exists only in the nodes' containerd: nothing pulls it.
+
+# The pod sandbox, from the Kubernetes module's build/pause/linux/pause.c (its Makefile's TAG).
+PAUSE_TAG=3.10.2
+PAUSE_IMAGE=localhost/danki/pause:$PAUSE_TAG
+# Stands in for the Dockerfile's JRE_IMAGE (eclipse-temurin 17 JRE): a jlink'd runtime of the host's
+# JDK 17 on the host's glibc, at Temurin's JAVA_HOME, with busybox as the shell and core tools.
+JRE_IMAGE=localhost/danki/jre:17
