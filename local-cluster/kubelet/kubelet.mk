@@ -5,11 +5,20 @@
 # Nothing here is part of `make tools`, the default `make cluster-up` or `make test`.
 # See docs/local-cluster-real-kubelet.md.
 
+# Instance of the real-kubelet acceptance test (20..51; the node agent's tests use 9).
+TEST_REAL_KUBELET_INSTANCE ?= 20
+
 ##@ Real kubelet (opt-in)
 
-.PHONY: node-deps node-images
+.PHONY: node-deps node-images real-kubelet-deps test-real-kubelet
 node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI plugins, umoci, skopeo, busybox-static.
 	@$(LOCAL_CLUSTER)/kubelet/node-deps.sh
 
 node-images: node-deps ## Build the nodes' images (pause, JRE base) without a registry; skips those unchanged.
 	@REPO=$(REPO) $(LOCAL_CLUSTER)/kubelet/node-images.sh build
+
+# What `make cluster-up CLUSTER_KUBELET=real` needs besides the control plane.
+real-kubelet-deps: tool-kubelet node-images
+
+test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-kubelet cluster: 3 nodes on instance $(TEST_REAL_KUBELET_INSTANCE) (not in make test).
+	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
