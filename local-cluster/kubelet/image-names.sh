@@ -9,3 +9,9 @@ PAUSE_IMAGE=localhost/danki/pause:$PAUSE_TAG
 # Stands in for the Dockerfile's JRE_IMAGE (eclipse-temurin 17 JRE): a jlink'd runtime of the host's
 # JDK 17 on the host's glibc, at Temurin's JAVA_HOME, with busybox as the shell and core tools.
 JRE_IMAGE=localhost/danki/jre:17
+# Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc and busybox.
+SLIM_IMAGE=localhost/danki/debian:12-slim
+# The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
+# node agent's catalog name them. Stage name = image name after danki/.
+APP_STAGES=(operator sample-service k6-runner)
+APP_TAG=dev

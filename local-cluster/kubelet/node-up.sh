@@ -31,7 +31,7 @@ for t in containerd containerd-shim-runc-v2 runc ctr; do
 done
 for p in bridge host-local loopback; do [[ -x /usr/lib/cni/$p ]] || die "CNI plugin /usr/lib/cni/$p is missing (run: make node-deps)"; done
 IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
-for f in pause jre; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
+for f in pause jre slim; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
 healthy kube-apiserver || die "the API server of instance $I does not answer (cluster-up starts it first)"
 HOST_MILLIS=$(($(nproc) * 1000))
 ((NODE_CPU_MILLIS <= HOST_MILLIS)) || die "NODE_CPU=$NODE_CPU is more than the host's ${HOST_MILLIS}m"

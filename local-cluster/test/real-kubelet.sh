@@ -7,6 +7,7 @@
 #  base-image      a pod of the local JRE image runs as user 65532 and is Ready; logs and exec work
 #  cpu-budget      a CPU-bound pod on a 0.5-CPU node gets at most ~0.55 CPU (its cpuacct over 5 s)
 #  readiness-gate  a gated pod stays out of its Service's EndpointSlice (ready=false) until the gate is True
+#  app-images      danki's images from the Dockerfile's stages match them and run (when built)
 #  deletion        deleted pods go: processes, cgroups, network namespaces
 #  down            cluster-down leaves no process, mount, netns, link or cgroup; the sysctls are back
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
@@ -38,7 +39,7 @@ SYSCTLS_BEFORE=$(for k in "${HOST_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; 
 # shellcheck disable=SC2034 # used by the parts
 NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 
-PARTS=(cluster-up base-image cpu-budget readiness-gate deletion down)
+PARTS=(cluster-up base-image cpu-budget readiness-gate app-images deletion down)
 for part in "${PARTS[@]}"; do
   echo "-- $part"
   part_start=$(now_ms)
