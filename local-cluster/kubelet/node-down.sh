@@ -23,6 +23,9 @@ K=("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=5s)
 # cgroup_pids path: every process in path and below it (any hierarchy has them all; pids does)
 cgroup_pids() { [[ -d $CGROUP_FS/pids/$1 ]] && find "$CGROUP_FS/pids/$1" -name cgroup.procs -exec cat {} + 2>/dev/null; }
 
+# alive component: its process runs (a killed one can stay a zombie here until PID 1 reaps it)
+alive() { local p; p=$(pid_of "$1"); [[ -n $p && $(ps -o stat= -p "$p" 2>/dev/null) == [!Z]* ]]; }
+
 # stop_pods: ask the API to delete the node's pods, so the kubelet stops them through CRI (which
 # also runs CNI DEL, removing veths, addresses and network namespaces); wait until none runs.
 stop_pods() {
@@ -46,6 +49,20 @@ kill_cgroup() {
   done
 }
 
+# remove_shim_sockets: the sockets of shims killed by kill_cgroup, which only a clean shim exit
+# removes: /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<task id>"> (containerd
+# 1.6, runtime/v2/shim SocketAddress); the task ids are the folders of the node's state dir
+remove_shim_sockets() {
+  local d id ns h n=0
+  for d in "$CONTAINERD_DIR"/state/io.containerd.runtime.v2.task/*/*/; do
+    [[ -d $d ]] || continue
+    id=$(basename "$d") ns=$(basename "$(dirname "$d")")
+    h=$(printf '%s' "$CONTAINERD_SOCK/$ns/$id" | sha256sum | cut -d' ' -f1)
+    if [[ -S /run/containerd/s/$h ]]; then rm -f "/run/containerd/s/$h"; n=$((n + 1)); fi
+  done
+  ((n == 0)) || log "$NODE_NAME_K: removed $n socket(s) of killed shims"
+}
+
 # unmount_under dir: every mount point below dir, deepest first
 unmount_under() {
   local m n=0
@@ -67,7 +84,7 @@ remove_cgroup() {
 down_node() {
   local k=$1
   node_env "$k"
-  if is_running "$KUBELET_COMPONENT" && healthy kube-apiserver; then stop_pods "$NODE_NAME_K"; fi
+  if alive "$KUBELET_COMPONENT" && healthy kube-apiserver; then stop_pods "$NODE_NAME_K"; fi
   log "$NODE_NAME_K: pods stopped"
   stop_component "$KUBELET_COMPONENT" 15
   stop_component "$CONTAINERD_COMPONENT" 15
@@ -75,6 +92,7 @@ down_node() {
   # Shims outlive containerd by design; they and any container left are in the node's cgroups.
   kill_cgroup "$NODE_CGROUP"
   kill_cgroup "$NODE_DAEMON_CGROUP"
+  remove_shim_sockets
   unmount_under "$NODE_DIR"
   # containerd's root holds every image (about 170 MB a node); the logs are in $LOGS.
   grep -q " $NODE_DIR/" /proc/self/mountinfo || rm -rf "$NODE_DIR"
@@ -91,8 +109,8 @@ leftovers() {
   local k
   for ((k = 1; k <= 8; k++)); do
     node_env "$k"
-    is_running "$KUBELET_COMPONENT" && echo "process: kubelet of $NODE_NAME_K"
-    is_running "$CONTAINERD_COMPONENT" && echo "process: containerd of $NODE_NAME_K"
+    alive "$KUBELET_COMPONENT" && echo "process: kubelet of $NODE_NAME_K"
+    alive "$CONTAINERD_COMPONENT" && echo "process: containerd of $NODE_NAME_K"
     ip link show "$NODE_BRIDGE" >/dev/null 2>&1 && echo "link: $NODE_BRIDGE"
   done
   awk -v d="$NODES_DIR/" 'index($5, d) == 1 {print "mount: " $5}' /proc/self/mountinfo
@@ -112,6 +130,8 @@ for p in "${downs[@]}"; do wait "$p"; done
 rmdir "$NODES_DIR" 2>/dev/null || true
 remove_cgroup "$INSTANCE_CGROUP"
 restore_host_sysctls "instance-$I"
+# The shims' socket folder; containerd makes it again when a shim starts.
+[[ -d $HOST_STATE_DIR ]] || rmdir /run/containerd/s /run/containerd 2>/dev/null || true
 left=$(leftovers)
 if [[ -n $left ]]; then
   log "node-down: left behind on instance $I:"$'\n'"$left"

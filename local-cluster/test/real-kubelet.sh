@@ -9,7 +9,8 @@
 #  readiness-gate  a gated pod stays out of its Service's EndpointSlice (ready=false) until the gate is True
 #  app-images      danki's images from the Dockerfile's stages match them and run (when built)
 #  deletion        deleted pods go: processes, cgroups, network namespaces
-#  down            cluster-down leaves no process, mount, netns, link or cgroup; the sysctls are back
+#  crash           nodes 1 and 2 lose kubelet and containerd to SIGKILL under running pods; node 3 runs one
+#  down            cluster-down leaves no process, mount, netns, link, cgroup or shim socket; the sysctls are back
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
 # instance is taken down on exit, whatever happened.
 set -uo pipefail
@@ -38,8 +39,10 @@ rm -rf "$CLUSTER_DIR"
 SYSCTLS_BEFORE=$(for k in "${HOST_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; done)
 # shellcheck disable=SC2034 # used by the parts
 NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
+# shellcheck disable=SC2034 # used by the parts
+SHIM_SOCKETS_BEFORE=$(find /run/containerd/s -type s 2>/dev/null | wc -l)
 
-PARTS=(cluster-up base-image cpu-budget readiness-gate app-images deletion down)
+PARTS=(cluster-up base-image cpu-budget readiness-gate app-images deletion crash down)
 for part in "${PARTS[@]}"; do
   echo "-- $part"
   part_start=$(now_ms)

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (CLUSTER_DIR, NETNS_BEFORE, SYSCTLS_BEFORE, helpers)
-# cluster-down leaves nothing of the nodes: no process, no mount under the instance's folder, no
-# network namespace, link or cgroup; the host sysctls the kubelet changed are back.
+# cluster-down leaves nothing of the nodes, crashed (1, 2) or not (3): no process, no mount under the
+# instance's folder, no network namespace, link, cgroup or shim socket; the host sysctls are back.
 
 t0=$(now_ms)
 if "$LC_HOME/cluster-down.sh" >"$CLUSTER_DIR.down.log" 2>&1; then
@@ -10,6 +10,7 @@ else
 fi
 check "no process of the instance is left" test "$(pgrep -f -- "$CLUSTER_DIR/" | wc -l)" == 0
 check "no containerd shim is left" test "$(pgrep -f -- "-address $CLUSTER_DIR/" | wc -l)" == 0
+check "no socket of a killed shim is left in /run/containerd/s" test "$(find /run/containerd/s -type s 2>/dev/null | wc -l)" == "$SHIM_SOCKETS_BEFORE"
 check "no mount under $CLUSTER_DIR is left" test "$(awk -v d="$CLUSTER_DIR/" 'index($5, d) == 1' /proc/self/mountinfo | wc -l)" == 0
 # Other instances' node agents make and remove their own (dankiN-...) meanwhile: those are not ours.
 new_netns() { ip netns list 2>/dev/null | awk '{print $1}' | sort | comm -13 <(echo "$NETNS_BEFORE") - | grep -v '^danki[0-9]*-'; }
