@@ -85,3 +85,9 @@ cgroup_trees() {
   [[ $(stat -f -c %T "$CGROUP_FS/unified" 2>/dev/null) == cgroup2fs ]] && echo "$CGROUP_FS/unified"
   return 0
 }
+
+# move_to_cgroup pid path: the process joins path in every v1 hierarchy
+move_to_cgroup() {
+  local h
+  while read -r h; do echo "$1" >"$h/$2/cgroup.procs"; done < <(cgroup_hierarchies)
+}

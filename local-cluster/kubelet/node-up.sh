@@ -61,10 +61,6 @@ make_cgroup() { # path: create it in every v1 hierarchy; cpuset children need cp
     done
   done < <(cgroup_hierarchies)
 }
-move_to_cgroup() { # pid path: the process joins path in every hierarchy
-  local h
-  while read -r h; do echo "$1" >"$h/$2/cgroup.procs"; done < <(cgroup_hierarchies)
-}
 
 # ---- one node --------------------------------------------------------------------
 # start_node K: bridge, cgroups, containerd (with the images), then the kubelet

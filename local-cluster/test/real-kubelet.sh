@@ -7,6 +7,7 @@
 #  base-image      a pod of the local JRE image runs as user 65532 and is Ready; logs and exec work
 #  cpu-budget      a CPU-bound pod on a 0.5-CPU node gets at most ~0.55 CPU (its cpuacct over 5 s)
 #  readiness-gate  a gated pod stays out of its Service's EndpointSlice (ready=false) until the gate is True
+#  restart         node 3's containerd (SIGKILL) and kubelet (SIGTERM) restarted; its pod keeps running
 #  app-images      danki's images from the Dockerfile's stages match them and run (when built)
 #  deletion        deleted pods go: processes, cgroups, network namespaces
 #  crash           nodes 1 and 2 lose kubelet and containerd to SIGKILL under running pods; node 3 runs one
@@ -42,7 +43,7 @@ NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 # shellcheck disable=SC2034 # used by the parts
 SHIM_SOCKETS_BEFORE=$(find /run/containerd/s -type s 2>/dev/null | wc -l)
 
-PARTS=(cluster-up base-image cpu-budget readiness-gate app-images deletion crash down)
+PARTS=(cluster-up base-image cpu-budget readiness-gate restart app-images deletion crash down)
 for part in "${PARTS[@]}"; do
   echo "-- $part"
   part_start=$(now_ms)
