@@ -1,6 +1,6 @@
 # Make targets of the opt-in real-kubelet cluster; included by the top-level Makefile.
 # The real kubelet on containerd, several nodes with a CPU budget each (issue 25, foundation):
-#   make cluster-up CLUSTER_KUBELET=real CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m]
+#   make cluster-up CLUSTER_KUBELET=real CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_MEMORY=2Gi]
 #   make cluster-down CLUSTER_INSTANCE=20
 # Nothing here is part of `make tools`, the default `make cluster-up` or `make test`.
 # See docs/local-cluster-real-kubelet.md.

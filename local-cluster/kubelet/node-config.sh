@@ -76,9 +76,13 @@ write_cni_config() {
 EOF
 }
 
-# write_kubelet_config host-millicores: the KubeletConfiguration; allocatable CPU = the budget
+# write_kubelet_config host-millicores host-memory-KiB: the KubeletConfiguration; allocatable CPU
+# (and memory, with NODE_MEMORY) = the budget
 write_kubelet_config() {
-  local host_millis=$1
+  local host_millis=$1 host_kib=$2 memory_reserved=""
+  if [[ -n $NODE_MEMORY_MIB ]]; then
+    memory_reserved="  memory: $((host_kib - (NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024))Ki"
+  fi
   mkdir -p "$KUBELET_DIR" "$LOGS/pods-n$NODE_K" "$NODE_DIR/volume-plugins"
   cat >"$KUBELET_DIR/config.yaml" <<EOF
 # Written by local-cluster/kubelet/node-up.sh for node $NODE_NAME_K; rewritten on every node-up.
@@ -93,8 +97,11 @@ cgroupsPerQOS: true
 enforceNodeAllocatable: [pods]
 # Capacity is the host's ${host_millis}m; all but the budget is reserved, so allocatable CPU says
 # ${NODE_CPU_MILLIS}m, what the quota enforces, and the scheduler spreads pods by it.
+# With NODE_MEMORY, the host's memory less the budget and the eviction threshold is reserved too:
+# allocatable memory is the budget, and the kubelet limits kubepods to it plus the threshold.
 systemReserved:
   cpu: $((host_millis - NODE_CPU_MILLIS))m
+$memory_reserved
 containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
 imageServiceEndpoint: unix://$CONTAINERD_SOCK
 address: $NODE_IP
@@ -121,7 +128,7 @@ clusterDomain: cluster.local
 resolvConf: /etc/resolv.conf
 # The machine's disk is shared: evict only when it is nearly full.
 evictionHard:
-  memory.available: 100Mi
+  memory.available: ${EVICTION_MEMORY_MIB}Mi
   nodefs.available: 5%
   imagefs.available: 5%
   nodefs.inodesFree: 5%

@@ -12,7 +12,8 @@
 #   cgroups /danki-rI/nK (the kubelet's cgroupRoot, where its CPU budget is a CFS quota) and
 #   /danki-rI/nK-daemons (its kubelet, containerd and shims, outside the budget), in every v1 hierarchy.
 # Env: CLUSTER_NODES (default 1, at most 8), NODE_CPU (each node's CPU budget, millicores as
-#      500m or cores as 0.5; default 500m).
+#      500m or cores as 0.5; default 500m), NODE_MEMORY (each node's memory budget as 512Mi or 2Gi;
+#      default none: every node reports the host's memory).
 
 # shellcheck source=image-names.sh
 source "$LC_HOME/kubelet/image-names.sh"
@@ -48,6 +49,21 @@ NODE_CPU_MILLIS=$(cpu_millis "$NODE_CPU")
 if ! [[ $NODE_CPU_MILLIS =~ ^[0-9]+$ ]] || ((NODE_CPU_MILLIS < 100)); then
   echo "NODE_CPU must be at least 100m (or 0.1), got '$NODE_CPU'" >&2
   exit 2
+fi
+
+NODE_MEMORY=${NODE_MEMORY:-}
+# The kubelet's hard eviction threshold (memory.available), which allocatable memory leaves out.
+EVICTION_MEMORY_MIB=100
+NODE_MEMORY_MIB=
+if [[ -n $NODE_MEMORY ]]; then
+  case $NODE_MEMORY in
+    *Gi) NODE_MEMORY_MIB=$((${NODE_MEMORY%Gi} * 1024)) ;;
+    *Mi) NODE_MEMORY_MIB=${NODE_MEMORY%Mi} ;;
+  esac
+  if ! [[ $NODE_MEMORY_MIB =~ ^[0-9]+$ ]] || ((NODE_MEMORY_MIB < 256)); then
+    echo "NODE_MEMORY must be at least 256Mi, as 512Mi or 2Gi, got '$NODE_MEMORY'" >&2
+    exit 2
+  fi
 fi
 
 node_env() {

@@ -3,7 +3,8 @@
 # for each of CLUSTER_NODES nodes a containerd and a kubelet, each node with its own bridge, /24,
 # cgroup root and CPU budget (NODE_CPU, a CFS quota; allocatable CPU says the same).
 # Called by cluster-up.sh when CLUSTER_KUBELET=real; returns once every Node is Ready.
-# Env: CLUSTER_INSTANCE (20..51), CLUSTER_DIR, CLUSTER_NODES (1..8), NODE_CPU (see node-env.sh).
+# Env: CLUSTER_INSTANCE (20..51), CLUSTER_DIR, CLUSTER_NODES (1..8), NODE_CPU, NODE_MEMORY (see
+#      node-env.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-env.sh"
 # shellcheck source=../cluster-components.sh
@@ -34,7 +35,10 @@ IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 for f in pause jre slim; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
 healthy kube-apiserver || die "the API server of instance $I does not answer (cluster-up starts it first)"
 HOST_MILLIS=$(($(nproc) * 1000))
+HOST_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo) # what the kubelet reports as capacity
 ((NODE_CPU_MILLIS <= HOST_MILLIS)) || die "NODE_CPU=$NODE_CPU is more than the host's ${HOST_MILLIS}m"
+[[ -z $NODE_MEMORY_MIB ]] || (((NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024 < HOST_KIB)) ||
+  die "NODE_MEMORY=$NODE_MEMORY is more than the host's $((HOST_KIB / 1024))Mi"
 
 # Every node starts from an empty folder (images are imported again, as etcd starts empty).
 if grep -q " $NODES_DIR/" /proc/self/mountinfo; then
@@ -72,6 +76,10 @@ start_node() {
   make_cgroup "$NODE_DAEMON_CGROUP"
   echo "$CFS_PERIOD_US" >"$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_period_us"
   echo $((NODE_CPU_MILLIS * CFS_PERIOD_US / 1000)) >"$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_quota_us"
+  # The same limit the kubelet puts on kubepods (allocatable plus the eviction threshold).
+  if [[ -n $NODE_MEMORY_MIB ]]; then
+    echo $(((NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024 * 1024)) >"$CGROUP_FS/memory/$NODE_CGROUP/memory.limit_in_bytes"
+  fi
 
   ip link show "$NODE_BRIDGE" >/dev/null 2>&1 || ip link add "$NODE_BRIDGE" type bridge
   # A fixed MAC: a bridge without one takes its lowest port's, which changes as pods come and go.
@@ -94,7 +102,7 @@ start_node() {
   "$LC_HOME/kubelet/node-images.sh" import "$CONTAINERD_SOCK"
   log "$NODE_NAME_K: images imported"
 
-  write_kubelet_config "$HOST_MILLIS"
+  write_kubelet_config "$HOST_MILLIS" "$HOST_KIB"
   start_component "$KUBELET_COMPONENT" "$BIN/kubelet" --config="$KUBELET_DIR/config.yaml" \
     --kubeconfig="$CLUSTER_DIR/node-$NODE_NAME_K.kubeconfig" --root-dir="$KUBELET_DIR/root" \
     --cert-dir="$KUBELET_DIR/pki" --hostname-override="$NODE_NAME_K" --node-ip="$NODE_IP" \
@@ -138,4 +146,4 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   node_env "$k"
   log "  RSS $NODE_NAME_K: kubelet $(rss "$(pid_of "$KUBELET_COMPONENT")"), containerd $(rss "$(pid_of "$CONTAINERD_COMPONENT")")"
 done
-log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU each"
+log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU${NODE_MEMORY:+ and $NODE_MEMORY memory} each"

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, node_env, helpers from lib.sh)
-# A cold cluster-up with three real-kubelet nodes; each Node's allocatable CPU is its budget, which
-# is also the CFS quota on its cgroup root.
+# A cold cluster-up with three real-kubelet nodes; each Node's allocatable CPU and memory are its
+# budgets, and its CPU budget is the CFS quota on its cgroup root.
 
 t0=$(now_ms)
 if "$LC_HOME/cluster-up.sh" >"$CLUSTER_DIR.up.log" 2>&1; then
@@ -20,6 +20,8 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   alloc=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.allocatable.cpu}')
   cap=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.capacity.cpu}')
   check "$NODE_NAME_K: allocatable cpu is its budget 500m (capacity $cap)" test "$alloc" == 500m
+  mem=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.allocatable.memory}')
+  check "$NODE_NAME_K: allocatable memory is its budget 1Gi ($mem)" test "$mem" == 1Gi
   quota=$(cat "$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_quota_us" 2>/dev/null)/$(cat "$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_period_us" 2>/dev/null)
   check "$NODE_NAME_K: CFS quota on /$NODE_CGROUP is 50000/100000" test "$quota" == 50000/100000
   ip=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
