@@ -29,3 +29,9 @@ node-app-images: build tool-k6 node-images ## Build danki's operator, sample-ser
 
 check-node-images: ## Compare each local application image with its Dockerfile stage (user, env, entrypoint, workdir, files).
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
+
+.PHONY: lint-real-kubelet
+lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test (not in make lint yet).
+	$(SHELLCHECK) -x -P SCRIPTDIR $(LOCAL_CLUSTER)/kubelet/*.sh $(LOCAL_CLUSTER)/test/real-kubelet.sh \
+	  $(LOCAL_CLUSTER)/test/real-kubelet/*.sh $(LOCAL_CLUSTER)/cluster-*.sh
+	python3 -m py_compile $(LOCAL_CLUSTER)/kubelet/dockerfile-stage.py
