@@ -15,3 +15,7 @@ SLIM_IMAGE=localhost/danki/debian:12-slim
 # node agent's catalog name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner)
 APP_TAG=dev
+# Stands in for the test images' PYTHON_IMAGE: the host's Python 3.11 on the slim base.
+PYTHON_IMAGE=localhost/danki/python:3.11
+# The test images' stages, in local-cluster/images/Dockerfile.
+TEST_STAGES=(http-status http-fetch)

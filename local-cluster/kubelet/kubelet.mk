@@ -24,8 +24,8 @@ test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-ku
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
 
 .PHONY: node-app-images check-node-images
-node-app-images: build tool-k6 node-images ## Build danki's operator, sample-service and k6-runner images from the Dockerfile's stages on the local bases.
-	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build apps
+node-app-images: build tool-k6 node-images ## Build danki's operator, sample-service and k6-runner images, and the http-status and http-fetch test images, from their Dockerfile stages on the local bases.
+	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build apps test
 
 check-node-images: ## Compare each local application image with its Dockerfile stage (user, env, entrypoint, workdir, files).
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check

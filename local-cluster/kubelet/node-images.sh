@@ -3,12 +3,14 @@
 # a root file system in a folder, `umoci repack` into an OCI layout, `umoci config` for user, env
 # and entrypoint, `skopeo copy` to an OCI archive; each node's containerd imports the archives.
 #
-# Usage: node-images.sh build [base|apps]...   build what changed (default: base) into $IMAGES_DIR
+# Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
 #          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
 #          apps: danki/{operator,sample-service,k6-runner}:dev from the Dockerfile's runtime stages
 #                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
+#          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
+#                local-cluster/images/Dockerfile
 #        node-images.sh import SOCKET    import every archive into the containerd at SOCKET (k8s.io)
-#        node-images.sh check            compare each app image with its Dockerfile stage
+#        node-images.sh check            compare each app and test image with its Dockerfile stage
 # Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images)
 #
 # An image is rebuilt only when its stamp (a hash of its inputs: this script, pause.c, the JDK, the
@@ -23,6 +25,7 @@ IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 # shellcheck source=image-names.sh
 source "$HERE/image-names.sh"
 JDK_HOME=${JDK_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+TEST_DOCKERFILE=$REPO/local-cluster/images/Dockerfile
 # Temurin's JRE has the Java SE modules and the jdk.* runtime ones, without the development tools.
 JRE_MODULES=java.se,jdk.charsets,jdk.crypto.cryptoki,jdk.crypto.ec,jdk.dynalink,jdk.httpserver,jdk.jfr,jdk.localedata,jdk.management,jdk.management.agent,jdk.management.jfr,jdk.naming.dns,jdk.naming.rmi,jdk.net,jdk.nio.mapmode,jdk.random,jdk.sctp,jdk.security.auth,jdk.security.jgss,jdk.unsupported,jdk.xml.dom,jdk.zipfs
 
@@ -167,29 +170,52 @@ build_slim() {
   log "built $SLIM_IMAGE in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/slim.tar" | cut -f1))"
 }
 
+# build_python: the slim base with Debian's Python 3.11 (interpreter, standard library without its
+# tests and tools, the libraries its modules load), for the test images
+build_python() {
+  local hash t0 py=/usr/bin/python3.11 lib=/usr/lib/python3.11
+  [[ -x $py && -d $lib ]] || die "no Debian Python 3.11 in $py and $lib (apt-get install python3.11)"
+  hash=$(stamp python "$(base_packages python3.11-minimal libpython3.11-stdlib)")
+  if is_current python "$hash"; then log "$PYTHON_IMAGE up to date"; return; fi
+  t0=$(now_ms)
+  local rootfs=$WORK/python-rootfs
+  base_rootfs "$rootfs"
+  cp "$py" "$rootfs/usr/bin/python3.11"
+  ln -s python3.11 "$rootfs/usr/bin/python3"
+  mkdir -p "$rootfs/usr/lib"
+  cp -a "$lib" "$rootfs/usr/lib/"
+  rm -rf "$rootfs/usr/lib/python3.11"/{test,idlelib,tkinter,turtledemo,ensurepip,lib2to3,config-3.11-x86_64-linux-gnu}
+  copy_libs "$rootfs"
+  pack python "$PYTHON_IMAGE" "$rootfs" --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --config.env LANG=C.UTF-8
+  echo "$hash" >"$IMAGES_DIR/python.stamp"
+  log "built $PYTHON_IMAGE in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/python.tar" | cut -f1))"
+}
+
 # base_of ARG: the local base archive standing in for the Dockerfile's base image ARG
 base_of() {
   case $1 in
     JRE_IMAGE) echo jre ;;
     RUNNER_BASE_IMAGE) echo slim ;;
+    PYTHON_IMAGE) echo python ;;
     *) die "no local base image for the Dockerfile's $1" ;;
   esac
 }
 
-# build_app stage: the Dockerfile's runtime stage on its local base: one layer with the stage's
-# files, the stage's config over the base's (dockerfile-stage.py), tagged danki/<stage>:dev
+# build_app dockerfile stage: a runtime stage on its local base: one layer with the stage's files,
+# the stage's config over the base's (dockerfile-stage.py), tagged danki/<stage>:dev
 build_app() {
-  local stage=$1 hash t0 base files
+  local dockerfile=$1 stage=$2 hash t0 base files
   local ref=danki/$stage:$APP_TAG stage_py=$HERE/dockerfile-stage.py
-  files=$("$stage_py" inputs "$REPO/Dockerfile" "$stage") || die "cannot build $ref (see above)"
-  base=$(base_of "$("$stage_py" base "$REPO/Dockerfile" "$stage")")
+  files=$("$stage_py" inputs "$dockerfile" "$stage") || die "cannot build $ref (see above)"
+  base=$(base_of "$("$stage_py" base "$dockerfile" "$stage")")
   # shellcheck disable=SC2086 # one path a line, none with spaces
-  hash=$(stamp "$stage" "$REPO/Dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "$(sha256sum $files)")
+  hash=$(stamp "$stage" "$dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "$(sha256sum $files)")
   if is_current "$stage" "$hash"; then log "$ref up to date"; return; fi
   t0=$(now_ms)
   local rootfs=$WORK/$stage-rootfs oci=$WORK/oci
   mkdir -p "$rootfs"
-  "$stage_py" stage "$REPO/Dockerfile" "$stage" "$rootfs" >"$WORK/$stage.plan.json"
+  "$stage_py" stage "$dockerfile" "$stage" "$rootfs" >"$WORK/$stage.plan.json"
   rm -rf "$oci"
   skopeo --insecure-policy copy --quiet "oci-archive:$IMAGES_DIR/$base.tar" "oci:$oci:$stage"
   add_layer "$oci" "$stage" "$rootfs"
@@ -209,18 +235,21 @@ build() {
   for what in "${@:-base}"; do
     case $what in
       base) build_pause; build_jre; build_slim ;;
-      apps) for st in "${APP_STAGES[@]}"; do build_app "$st"; done ;;
-      *) die "unknown image set: $what (base|apps)" ;;
+      apps) for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
+      test) build_python; for st in "${TEST_STAGES[@]}"; do build_app "$TEST_DOCKERFILE" "$st"; done ;;
+      *) die "unknown image set: $what (base|apps|test)" ;;
     esac
   done
 }
 
 check() {
-  local st rc=0
-  for st in "${APP_STAGES[@]}"; do
+  local st df rc=0
+  for st in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
+    df=$REPO/Dockerfile
+    [[ " ${TEST_STAGES[*]} " != *" $st "* ]] || df=$TEST_DOCKERFILE
     [[ -f $IMAGES_DIR/$st.tar ]] || die "missing $IMAGES_DIR/$st.tar (run: make node-app-images)"
-    if "$HERE/dockerfile-stage.py" check "$REPO/Dockerfile" "$st" "$IMAGES_DIR/$st.tar"; then
-      log "danki/$st:$APP_TAG matches the Dockerfile's $st stage"
+    if "$HERE/dockerfile-stage.py" check "$df" "$st" "$IMAGES_DIR/$st.tar"; then
+      log "danki/$st:$APP_TAG matches the $st stage of ${df#"$REPO"/}"
     else rc=1; fi
   done
   return $rc
@@ -236,7 +265,7 @@ import() {
     [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"
     "${ctr[@]}" "$IMAGES_DIR/$f.tar" >/dev/null
   done
-  for f in "${APP_STAGES[@]}"; do
+  for f in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
     [[ ! -f $IMAGES_DIR/$f.tar ]] || "${ctr[@]}" --no-unpack "$IMAGES_DIR/$f.tar" >/dev/null
   done
 }
