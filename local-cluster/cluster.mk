@@ -11,9 +11,9 @@ CLUSTER_INSTANCE ?= 0
 # Instance of the acceptance test, so it never disturbs the shared default cluster.
 TEST_CLUSTER_INSTANCE ?= 9
 # The scripts take CLUSTER_DIR from the environment; a non-default instance gets its own folder.
-CLUSTER_ENV = REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
+CLUSTER_ENV = $(strip REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
 	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR)) \
-	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY,$(if $($(v)),$(v)=$($(v))))
+	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY,$(if $($(v)),$(v)=$($(v)))))
 # CLUSTER_KUBELET=real (opt-in) runs the real kubelet instead of the node agent: local-cluster/kubelet/.
 CLUSTER_NODE_DEPS = $(if $(filter real,$(CLUSTER_KUBELET)),real-kubelet-deps,$(AGENT_JAR))
 
