@@ -43,13 +43,15 @@ MVN := mvn -B -ntp -Dkotlin.compiler.daemon=false -Dstyle.color=never
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
 	@tools/build-tools.sh etcd k8s k6 helm
 
-.PHONY: tool-k6 tool-helm tool-kube
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
 	@tools/build-tools.sh helm
 tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, scheduler and kubectl.
 	@tools/build-tools.sh etcd k8s
+tool-kubelet: ## Build the pinned kubelet (only the opt-in real-kubelet cluster needs it; not in make tools).
+	@tools/build-tools.sh kubelet
 
 ##@ Build
 
@@ -97,6 +99,7 @@ test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pod
 	  $(MAKE) --no-print-directory cluster-down; exit $$rc
 
 include local-cluster/cluster.mk
+include local-cluster/kubelet/kubelet.mk
 include sample-service/sample.mk
 include operator/operator.mk
 include cli/cli.mk

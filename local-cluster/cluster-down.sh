@@ -10,6 +10,10 @@ source "$LC_HOME/cluster-components.sh"
 
 log() { printf '%s\n' "$*" >&2; }
 
+# Real-kubelet nodes go first, while the API server still answers (the kubelets stop their pods).
+nodes_rc=0
+if [[ $CLUSTER_KUBELET == real ]]; then "$LC_HOME/kubelet/node-down.sh" || nodes_rc=$?; fi
+
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   c=${COMPONENTS[i]}
   stop_component "$c" "$(stop_seconds "$c")"
@@ -29,4 +33,8 @@ for v in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
 done
 ((leftovers == 0)) || log "removed $leftovers network namespaces/veths the node agent left behind"
 if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
+if [[ $CLUSTER_KUBELET == real ]]; then
+  ((nodes_rc == 0)) || { log "cluster instance $I down, but its nodes left something behind (see above)"; exit 1; }
+  rm -f "$CLUSTER_DIR/kubelet-mode"
+fi
 log "cluster instance $I down"

@@ -56,5 +56,16 @@ API_URL=https://127.0.0.1:$API_PORT
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler node-agent)
 AGENT_JAR=$LC_HOME/node-agent/target/node-agent-all.jar
 
+# CLUSTER_KUBELET=real (opt-in, instances 20..51): the real kubelet on containerd runs the instance's
+# Nodes (CLUSTER_NODES of them) instead of the node agent; see local-cluster/kubelet/ and
+# docs/local-cluster-real-kubelet.md. A started instance keeps the mode cluster-up recorded.
+[[ ! -f $CLUSTER_DIR/kubelet-mode ]] || CLUSTER_KUBELET=$(<"$CLUSTER_DIR/kubelet-mode")
+CLUSTER_KUBELET=${CLUSTER_KUBELET:-agent}
+case $CLUSTER_KUBELET in
+  agent) ;;
+  real) COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler) ;; # nodes: kubelet/node-up.sh
+  *) echo "CLUSTER_KUBELET must be agent (the default) or real, got '$CLUSTER_KUBELET'" >&2; exit 2 ;;
+esac
+
 pid_of() { cat "$PIDS_DIR/$1.pid" 2>/dev/null || true; }
 is_running() { local p; p=$(pid_of "$1"); [[ -n $p ]] && kill -0 "$p" 2>/dev/null; }

@@ -18,9 +18,11 @@ for c in "${COMPONENTS[@]}"; do
     printf '  %-24s %s\n' "$c" "stopped"
   fi
 done
+nodes_ok=1
+if [[ $CLUSTER_KUBELET == real ]]; then "$LC_HOME/kubelet/node-status.sh" || nodes_ok=0; fi
 netns=$(ip netns list 2>/dev/null | grep -c "^danki$I-" || true)
 echo "  pod network namespaces: $netns"
-if ((up == ${#COMPONENTS[@]})); then
+if ((up == ${#COMPONENTS[@]} && nodes_ok)); then
   "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" get nodes -o wide
   echo "KUBECONFIG=$KUBECONFIG_PATH"
   exit 0

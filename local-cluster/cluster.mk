@@ -11,8 +11,11 @@ CLUSTER_INSTANCE ?= 0
 # Instance of the acceptance test, so it never disturbs the shared default cluster.
 TEST_CLUSTER_INSTANCE ?= 9
 # The scripts take CLUSTER_DIR from the environment; a non-default instance gets its own folder.
-CLUSTER_ENV = REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
-	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR))
+CLUSTER_ENV = $(strip REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
+	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR)) \
+	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY,$(if $($(v)),$(v)=$($(v)))))
+# CLUSTER_KUBELET=real (opt-in) runs the real kubelet instead of the node agent: local-cluster/kubelet/.
+CLUSTER_NODE_DEPS = $(if $(filter real,$(CLUSTER_KUBELET)),real-kubelet-deps,$(AGENT_JAR))
 
 ##@ Local cluster
 
@@ -26,7 +29,7 @@ $(AGENT_JAR): pom.xml $(LOCAL_CLUSTER)/node-agent/pom.xml $(AGENT_SOURCES)
 node-agent: $(AGENT_JAR) ## Build only the node agent jar.
 
 .PHONY: cluster-up cluster-down cluster-status
-cluster-up: tool-kube $(AGENT_JAR) ## Start the local cluster in the background (prints KUBECONFIG=...); no-op if running.
+cluster-up: tool-kube $(CLUSTER_NODE_DEPS) ## Start the local cluster in the background (prints KUBECONFIG=...); no-op if running.
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-up.sh
 
 cluster-down: ## Stop the local cluster and remove its pods' processes, namespaces and veths.

@@ -1,0 +1,21 @@
+# shellcheck shell=bash disable=SC2034 # sourced: the names are used by the scripts that source it
+# image-names.sh - the references of the images the real-kubelet cluster builds here (no registry);
+# sourced by node-images.sh, which builds them, and node-env.sh, which names the sandbox image.
+# `localhost/` marks an image that exists only in the nodes' containerd: nothing pulls it.
+
+# The pod sandbox, from the Kubernetes module's build/pause/linux/pause.c (its Makefile's TAG).
+PAUSE_TAG=3.10.2
+PAUSE_IMAGE=localhost/danki/pause:$PAUSE_TAG
+# Stands in for the Dockerfile's JRE_IMAGE (eclipse-temurin 17 JRE): a jlink'd runtime of the host's
+# JDK 17 on the host's glibc, at Temurin's JAVA_HOME, with busybox as the shell and core tools.
+JRE_IMAGE=localhost/danki/jre:17
+# Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc and busybox.
+SLIM_IMAGE=localhost/danki/debian:12-slim
+# The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
+# node agent's catalog name them. Stage name = image name after danki/.
+APP_STAGES=(operator sample-service k6-runner)
+APP_TAG=dev
+# Stands in for the test images' PYTHON_IMAGE: the host's Python 3.11 on the slim base.
+PYTHON_IMAGE=localhost/danki/python:3.11
+# The test images' stages, in local-cluster/images/Dockerfile.
+TEST_STAGES=(http-status http-fetch)

@@ -1,0 +1,37 @@
+# Make targets of the opt-in real-kubelet cluster; included by the top-level Makefile.
+# The real kubelet on containerd, several nodes with a CPU budget each (issue 25, foundation):
+#   make cluster-up CLUSTER_KUBELET=real CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_MEMORY=2Gi]
+#   make cluster-down CLUSTER_INSTANCE=20
+# Nothing here is part of `make tools`, the default `make cluster-up` or `make test`.
+# See docs/local-cluster-real-kubelet.md.
+
+# Instance of the real-kubelet acceptance test (20..51; the node agent's tests use 9).
+TEST_REAL_KUBELET_INSTANCE ?= 20
+
+##@ Real kubelet (opt-in)
+
+.PHONY: node-deps node-images real-kubelet-deps test-real-kubelet
+node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI plugins, umoci, skopeo, busybox-static.
+	@$(LOCAL_CLUSTER)/kubelet/node-deps.sh
+
+node-images: node-deps ## Build the nodes' images (pause, JRE base) without a registry; skips those unchanged.
+	@REPO=$(REPO) $(LOCAL_CLUSTER)/kubelet/node-images.sh build
+
+# What `make cluster-up CLUSTER_KUBELET=real` needs besides the control plane.
+real-kubelet-deps: tool-kubelet node-images
+
+test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-kubelet cluster: 3 nodes on instance $(TEST_REAL_KUBELET_INSTANCE) (not in make test).
+	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
+
+.PHONY: node-app-images check-node-images
+node-app-images: build tool-k6 node-images ## Build danki's operator, sample-service and k6-runner images, and the http-status and http-fetch test images, from their Dockerfile stages on the local bases.
+	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build apps test
+
+check-node-images: ## Compare each local application image with its Dockerfile stage (user, env, entrypoint, workdir, files).
+	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
+
+.PHONY: lint-real-kubelet
+lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test (not in make lint yet).
+	$(SHELLCHECK) -x -P SCRIPTDIR $(LOCAL_CLUSTER)/kubelet/*.sh $(LOCAL_CLUSTER)/test/real-kubelet.sh \
+	  $(LOCAL_CLUSTER)/test/real-kubelet/*.sh $(LOCAL_CLUSTER)/cluster-*.sh
+	python3 -m py_compile $(LOCAL_CLUSTER)/kubelet/dockerfile-stage.py

@@ -1,0 +1,109 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced after cluster-env.sh; the variables are used by the node scripts
+# node-env.sh - settings of the nodes of a real-kubelet instance (CLUSTER_KUBELET=real); sourced by
+# the node scripts after cluster-env.sh. `node_env K` sets the variables of node K (1..CLUSTER_NODES).
+#
+# Each node has its own containerd (root, state, socket, CNI config under nodes/nK/), its own
+# kubelet (root dir, ports, cgroup root, client certificate) and its own bridge and /24:
+#   instance 20..51, node 1..8  ->  slot S = (instance - 20) * 8 + node - 1  (0..255)
+#   pods 198.19.S.0/24 on bridge dkrI-K (198.19.S.1, the node's InternalIP); the node agent's
+#   instances keep 198.18.N.0/24, so the two never collide inside 198.18.0.0/15.
+#   kubelet port 30000 + 100*I + 2*K (healthz on 127.0.0.1, one higher): above every port the
+#   control planes of instances 0..199 use.
+#   cgroups /danki-rI/nK (the kubelet's cgroupRoot, where its CPU budget is a CFS quota) and
+#   /danki-rI/nK-daemons (its kubelet, containerd and shims, outside the budget), in every v1 hierarchy.
+# Env: CLUSTER_NODES (default 1, at most 8), NODE_CPU (each node's CPU budget, millicores as
+#      500m or cores as 0.5; default 500m), NODE_MEMORY (each node's memory budget as 512Mi or 2Gi;
+#      default none: every node reports the host's memory).
+
+# shellcheck source=image-names.sh
+source "$LC_HOME/kubelet/image-names.sh"
+
+CLUSTER_NODES=${CLUSTER_NODES:-1}
+NODE_CPU=${NODE_CPU:-500m}
+NODES_DIR=$CLUSTER_DIR/nodes
+# Machine-wide: the host sysctls the kubelet changes, saved by the first node up and restored when
+# the last node of any instance goes down.
+HOST_STATE_DIR=/run/danki-real-kubelet
+CGROUP_FS=/sys/fs/cgroup
+INSTANCE_CGROUP=danki-r$I
+# CFS period of a node's budget (the kernel's default).
+CFS_PERIOD_US=100000
+
+if ((I < 20 || I > 51)); then
+  echo "CLUSTER_KUBELET=real runs on instances 20 to 51 (each has 8 node slots in 198.19.0.0/16), got $I" >&2
+  exit 2
+fi
+if ! [[ $CLUSTER_NODES =~ ^[1-8]$ ]]; then
+  echo "CLUSTER_NODES must be 1 to 8, got '$CLUSTER_NODES'" >&2
+  exit 2
+fi
+
+# cpu_millis 500m|0.5|1: the budget in millicores
+cpu_millis() {
+  case $1 in
+    *m) echo "${1%m}" ;;
+    *) awk -v c="$1" 'BEGIN { printf "%d", c * 1000 + 0.5 }' ;;
+  esac
+}
+NODE_CPU_MILLIS=$(cpu_millis "$NODE_CPU")
+if ! [[ $NODE_CPU_MILLIS =~ ^[0-9]+$ ]] || ((NODE_CPU_MILLIS < 100)); then
+  echo "NODE_CPU must be at least 100m (or 0.1), got '$NODE_CPU'" >&2
+  exit 2
+fi
+
+NODE_MEMORY=${NODE_MEMORY:-}
+# The kubelet's hard eviction threshold (memory.available), which allocatable memory leaves out.
+EVICTION_MEMORY_MIB=100
+NODE_MEMORY_MIB=
+if [[ -n $NODE_MEMORY ]]; then
+  case $NODE_MEMORY in
+    *Gi) NODE_MEMORY_MIB=$((${NODE_MEMORY%Gi} * 1024)) ;;
+    *Mi) NODE_MEMORY_MIB=${NODE_MEMORY%Mi} ;;
+  esac
+  if ! [[ $NODE_MEMORY_MIB =~ ^[0-9]+$ ]] || ((NODE_MEMORY_MIB < 256)); then
+    echo "NODE_MEMORY must be at least 256Mi, as 512Mi or 2Gi, got '$NODE_MEMORY'" >&2
+    exit 2
+  fi
+fi
+
+node_env() {
+  NODE_K=$1
+  NODE_NAME_K=danki$I-n$NODE_K
+  NODE_DIR=$NODES_DIR/n$NODE_K
+  local slot=$(((I - 20) * 8 + NODE_K - 1))
+  NODE_POD_CIDR=198.19.$slot.0/24
+  NODE_IP=198.19.$slot.1
+  NODE_BRIDGE=dkr$I-$NODE_K
+  NODE_CGROUP=$INSTANCE_CGROUP/n$NODE_K
+  NODE_DAEMON_CGROUP=$INSTANCE_CGROUP/n$NODE_K-daemons
+  KUBELET_PORT=$((30000 + 100 * I + 2 * NODE_K))
+  KUBELET_HEALTHZ_PORT=$((KUBELET_PORT + 1))
+  CONTAINERD_DIR=$NODE_DIR/containerd
+  CONTAINERD_SOCK=$CONTAINERD_DIR/containerd.sock
+  KUBELET_DIR=$NODE_DIR/kubelet
+  CNI_CONF_DIR=$NODE_DIR/cni/net.d
+  CONTAINERD_COMPONENT=n$NODE_K-containerd
+  KUBELET_COMPONENT=n$NODE_K-kubelet
+}
+
+# cgroup_hierarchies: the mounted cgroup v1 hierarchies (cpu, cpuacct, memory, ..., systemd)
+cgroup_hierarchies() {
+  local h
+  for h in "$CGROUP_FS"/*; do
+    [[ -f $h/cgroup.procs && $(stat -f -c %T "$h") == cgroupfs ]] && echo "$h"
+  done
+}
+
+# cgroup_trees: the v1 hierarchies and the v2 one (unified, hugetlb only here), where runc
+# creates each container's cgroup too: node-down removes the node's cgroups from all of them.
+cgroup_trees() {
+  cgroup_hierarchies
+  [[ $(stat -f -c %T "$CGROUP_FS/unified" 2>/dev/null) == cgroup2fs ]] && echo "$CGROUP_FS/unified"
+  return 0
+}
+
+# move_to_cgroup pid path: the process joins path in every v1 hierarchy
+move_to_cgroup() {
+  local h
+  while read -r h; do echo "$1" >"$h/$2/cgroup.procs"; done < <(cgroup_hierarchies)
+}

@@ -1,0 +1,79 @@
+# shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, LC_HOME, helpers from lib.sh)
+# danki's application and test images, built from their Dockerfile stages on the local bases (make
+# node-app-images): each matches its stage; the sample service's JVM starts on a 0.5-CPU node as
+# the image's user; the k6 runner's k6 runs; http-fetch on one node fetches http-status on another.
+# Skipped, with a note, when they were not built.
+
+images_dir=${IMAGES_DIR:-$REPO/.build/node-images}
+if [[ ! -f $images_dir/sample-service.tar || ! -f $images_dir/k6-runner.tar || ! -f $images_dir/http-fetch.tar ]]; then
+  note "application images not built (make node-app-images): not checked"
+  return 0
+fi
+check "the application and test images match their Dockerfile stages (user, env, entrypoint, workdir, files)" \
+  "$LC_HOME/kubelet/node-images.sh" check
+
+cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: sample}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n1}
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: danki/sample-service:dev
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    resources: {requests: {cpu: 250m, memory: 256Mi}, limits: {memory: 512Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: status}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n3}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: danki/http-status:dev
+    env: [{name: STATUS, value: "203"}]
+    readinessProbe: {httpGet: {path: /, port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fetch}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n2}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: danki/http-fetch:dev
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: k6}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: k6
+    image: danki/k6-runner:dev
+    command: [/usr/local/bin/k6, version]
+EOF2
+t0=$(now_ms)
+pod_ready() { [[ $(pod_field "$1" '{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
+if until_true 150 pod_ready sample; then
+  pass "danki/sample-service:dev is Ready on a 0.5-CPU node ($(secs $(($(now_ms) - t0))) s from apply)"
+else
+  fail "danki/sample-service:dev is Ready within 150 s"
+  "${K[@]}" -n "$NS" logs sample --tail=20 2>&1 | sed 's/^/      /'
+fi
+check "the sample service runs as the image's user 65532" test "$("${K[@]}" -n "$NS" exec sample -- id -u 2>&1)" == 65532
+pod_done() { [[ $(pod_field k6 '{.status.phase}') == Succeeded ]]; }
+until_true 60 pod_done
+k6_version=$("${K[@]}" -n "$NS" logs k6 2>/dev/null | head -1)
+check "danki/k6-runner:dev runs its k6 ($k6_version)" grep -q "^k6 ${K6_VERSION:-v}" <<<"$k6_version"
+check "danki/http-status:dev is Ready and answers 203 from the host" until_true 60 pod_ready status
+status_ip=$(pod_field status '{.status.podIP}')
+check "  ... curl http://$status_ip:8080/ gives 203" test "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://$status_ip:8080/")" == 203
+check "danki/http-fetch:dev is Ready" until_true 60 pod_ready fetch
+fetched=$(curl -s --max-time 5 "http://$(pod_field fetch '{.status.podIP}'):8080/?url=http://$status_ip:8080/")
+check "http-fetch on danki$I-n2 fetches http-status on danki$I-n3 ($fetched)" test "$fetched" == 203
