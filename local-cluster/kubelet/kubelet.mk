@@ -31,7 +31,9 @@ check-node-images: ## Compare each local application image with its Dockerfile s
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
 
 .PHONY: lint-real-kubelet
-lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test (not in make lint yet).
+lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test (part of make lint).
 	$(SHELLCHECK) -x -P SCRIPTDIR $(LOCAL_CLUSTER)/kubelet/*.sh $(LOCAL_CLUSTER)/test/real-kubelet.sh \
 	  $(LOCAL_CLUSTER)/test/real-kubelet/*.sh $(LOCAL_CLUSTER)/cluster-*.sh
 	python3 -m py_compile $(LOCAL_CLUSTER)/kubelet/dockerfile-stage.py
+
+lint: lint-real-kubelet
