@@ -26,6 +26,7 @@ import java.math.BigInteger
 import java.security.KeyFactory
 import java.security.KeyPair
 import java.security.KeyPairGenerator
+import java.security.KeyStore
 import java.security.PrivateKey
 import java.security.SecureRandom
 import java.security.cert.X509Certificate
@@ -35,6 +36,8 @@ import java.time.Duration
 import java.time.Instant
 import java.util.Base64
 import java.util.Date
+import javax.net.ssl.SSLContext
+import javax.net.ssl.TrustManagerFactory
 
 /**
  * danki's own small PKI for the webhook, built with BouncyCastle: a CA, and serving certificates
@@ -88,6 +91,17 @@ object Certificates {
         }
         val body = Base64.getMimeEncoder(PEM_LINE, "\n".toByteArray()).encodeToString(value.encoded)
         return "-----BEGIN PRIVATE KEY-----\n$body\n-----END PRIVATE KEY-----\n"
+    }
+
+    /**
+     * A TLS client context that trusts [anchor] and nothing else: danki's CA, or a served certificate
+     * itself (the webhook's warm-up calling its own port).
+     */
+    fun clientTrusting(anchor: X509Certificate): SSLContext {
+        val store = KeyStore.getInstance("PKCS12").apply { load(null, null) }
+        store.setCertificateEntry("anchor", anchor)
+        val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm()).apply { init(store) }
+        return SSLContext.getInstance("TLS").apply { init(null, trust.trustManagers, null) }
     }
 
     /** Every certificate in a PEM text (a caBundle holds one or two). */

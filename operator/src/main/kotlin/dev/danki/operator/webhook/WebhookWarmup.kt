@@ -3,12 +3,9 @@ package dev.danki.operator.webhook
 import org.slf4j.LoggerFactory
 import java.io.IOException
 import java.net.InetAddress
-import java.security.KeyStore
-import java.security.cert.X509Certificate
 import java.time.Duration
 import javax.net.ssl.SSLContext
 import javax.net.ssl.SSLSocket
-import javax.net.ssl.TrustManagerFactory
 
 /**
  * Warms this replica's webhook before it reports ready, so that the API server never waits on a cold
@@ -45,7 +42,8 @@ class WebhookWarmup(
             val served = keys.serving()
             var answered = 0
             if (served != null) {
-                val tls = trusting(served)
+                // trusts exactly the certificate this replica serves; a raw socket checks no host name
+                val tls = Certificates.clientTrusting(served)
                 while (answered < ROUNDS && System.nanoTime() < deadline) {
                     post(tls, answered)
                     answered++
@@ -92,14 +90,6 @@ class WebhookWarmup(
              "uid":"00000000-0000-0000-0000-000000000000","controller":true}]},
           "spec":{"containers":[{"name":"app","image":"danki-warmup"}]}}}}
         """.trimIndent()
-
-    /** Trusts exactly the certificate this replica serves; no host name is checked on a raw socket. */
-    private fun trusting(served: X509Certificate): SSLContext {
-        val store = KeyStore.getInstance("PKCS12").apply { load(null, null) }
-        store.setCertificateEntry("served", served)
-        val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm()).apply { init(store) }
-        return SSLContext.getInstance("TLS").apply { init(null, trust.trustManagers, null) }
-    }
 
     private companion object {
         /** Enough to load every class of the path and have the JIT's first tier compile it; about a second. */

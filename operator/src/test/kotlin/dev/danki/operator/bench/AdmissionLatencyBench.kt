@@ -21,12 +21,9 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.security.KeyStore
 import java.time.Duration
 import java.time.Instant
 import java.time.temporal.ChronoUnit
-import javax.net.ssl.SSLContext
-import javax.net.ssl.TrustManagerFactory
 
 /**
  * How long the webhook takes to answer a pod's admission, measured as the API server meets it: an
@@ -155,10 +152,7 @@ class AdmissionLatencyBench {
     }
 
     private fun clientTrusting(ca: KeyMaterial): HttpClient {
-        val store = KeyStore.getInstance("PKCS12").apply { load(null, null) }
-        store.setCertificateEntry("ca", ca.certificate)
-        val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm()).apply { init(store) }
-        val tls = SSLContext.getInstance("TLS").apply { init(null, trust.trustManagers, null) }
+        val tls = Certificates.clientTrusting(ca.certificate)
         return HttpClient
             .newBuilder()
             .sslContext(tls)

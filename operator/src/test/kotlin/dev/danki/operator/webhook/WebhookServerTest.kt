@@ -12,12 +12,9 @@ import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.security.KeyStore
 import java.time.Duration
 import java.time.Instant
 import java.util.Base64
-import javax.net.ssl.SSLContext
-import javax.net.ssl.TrustManagerFactory
 
 /** The webhook's real HTTPS server on loopback, called as the API server calls it, trusting only danki's CA. */
 class WebhookServerTest {
@@ -47,10 +44,7 @@ class WebhookServerTest {
     fun stop() = server.stop()
 
     private fun clientTrusting(ca: KeyMaterial): HttpClient {
-        val store = KeyStore.getInstance("PKCS12").apply { load(null, null) }
-        store.setCertificateEntry("ca", ca.certificate)
-        val trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm()).apply { init(store) }
-        val tls = SSLContext.getInstance("TLS").apply { init(null, trust.trustManagers, null) }
+        val tls = Certificates.clientTrusting(ca.certificate)
         return HttpClient
             .newBuilder()
             .sslContext(tls)
