@@ -11,7 +11,7 @@ CRD_PLURALS := warmupruns warmuphistories
 # Images built by docker-build; the local cluster's catalog maps the `dev` tag to local jars.
 IMAGE_TAG ?= dev
 DOCKER ?= docker
-CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh
+CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh
 # Rounds of the webhook race test (issue 26). 5 in a row is its acceptance run:
 # `make e2e-webhook-race E2E_RACE_ROUNDS=5` on a running cluster. A round takes about 2 minutes on the
 # shared 2-core machine (most of it the operator stopped and started again), so make test runs 2.
@@ -32,7 +32,7 @@ lint-chart: chart-helm tool-shellcheck ## helm lint --strict (helm 3 and 4), tem
 	$(PYTHON) $(CHART_SCRIPTS)/values-docs.py --check $(CHART)
 	@$(MAKE) --no-print-directory chart-crd-check CHART_CRD_MISSING=skip
 	@echo "==> shellcheck"
-	$(SHELLCHECK) $(CHART_SHELL_SCRIPTS)
+	cd $(REPO) && $(SHELLCHECK) -x $(CHART_SHELL_SCRIPTS)
 
 .PHONY: lint-docker
 lint-docker: ## Check the Dockerfile statically (pinned bases, non-root USER, exec ENTRYPOINT, k6 version), with a self-test.

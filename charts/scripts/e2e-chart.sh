@@ -24,6 +24,10 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+E2E_NAME=e2e-chart
+WAIT_POLL=2
+# shellcheck source=charts/scripts/e2e-lib.sh
+source "$REPO/charts/scripts/e2e-lib.sh"
 KUBECTL="${KUBECTL:-$REPO/bin/kubectl}"
 HELM3="${HELM3:-$REPO/bin/helm3}"
 HELM4="${HELM4:-$REPO/bin/helm4}"
@@ -32,27 +36,7 @@ IMAGE_TAG="${IMAGE_TAG:-dev}"
 TIMEOUT="${E2E_CHART_TIMEOUT:-300}"
 CHART="$REPO/charts/danki"
 LEASE=danki-operator
-PASSED=0
-FAILED=0
 
-pass() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-check() { # check NAME COMMAND...: passes when COMMAND succeeds
-  local name=$1; shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
-}
-die() { echo "e2e-chart: $*" >&2; exit 1; }
-kc() { "$KUBECTL" "$@"; }
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 2 s until it succeeds or time runs out.
-wait_for() {
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then echo "     timed out after $limit s waiting for $what"; return 1; fi
-    sleep 2
-  done
-}
 
 preflight() {
   [[ -x $KUBECTL ]] || die "$KUBECTL missing; run 'make tool-kube'"

@@ -34,6 +34,9 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+E2E_NAME=e2e-webhook-race
+# shellcheck source=charts/scripts/e2e-lib.sh
+source "$REPO/charts/scripts/e2e-lib.sh"
 KUBECTL="${KUBECTL:-$REPO/bin/kubectl}"
 HELM3="${HELM3:-$REPO/bin/helm3}"
 export KUBECONFIG="${KUBECONFIG:-$REPO/.cluster/admin.kubeconfig}"
@@ -58,35 +61,14 @@ CREATE_LIMIT=8
 # A raw watch ends by itself after this, should the script be killed before it stops it.
 WATCH_LIMIT=900
 WORK=$(mktemp -d)
-PASSED=0
-FAILED=0
 # pods seen added without the gate, and pods seen, per phase over all rounds
 declare -A UNGATED=([a]=0 [b]=0 [c]=0) SEEN=([a]=0 [b]=0 [c]=0)
 
-pass() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-check() { # check NAME COMMAND...: passes when COMMAND succeeds
-  local name=$1; shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
-}
-die() { echo "e2e-webhook-race: $*" >&2; exit 1; }
-kc() { "$KUBECTL" "$@"; }
 kn() { local ns=$1; shift; "$KUBECTL" -n "$ns" "$@"; } # kn NAMESPACE ARGS...
 # the clock in ms without a fork: clock_ms VAR sets VAR (the burst's pace must not wait on a loaded machine)
 clock_ms() { local us=${EPOCHREALTIME//[.,]/}; printf -v "$1" '%d' $((us / 1000)); }
 now_ms() { local t; clock_ms t; echo "$t"; }
 below() { (($1 < $2)); } # below GOT LIMIT
-same() { [[ $1 == "$2" ]]; } # same GOT WANT
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every second until it succeeds or time runs out.
-wait_for() {
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then echo "     timed out after $limit s waiting for $what"; return 1; fi
-    sleep 1
-  done
-}
 
 preflight() {
   [[ -x $KUBECTL ]] || die "$KUBECTL missing; run 'make tool-kube'"

@@ -30,6 +30,9 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+E2E_NAME=e2e-webhook
+# shellcheck source=charts/scripts/e2e-lib.sh
+source "$REPO/charts/scripts/e2e-lib.sh"
 KUBECTL="${KUBECTL:-$REPO/bin/kubectl}"
 HELM3="${HELM3:-$REPO/bin/helm3}"
 export KUBECONFIG="${KUBECONFIG:-$REPO/.cluster/admin.kubeconfig}"
@@ -46,30 +49,9 @@ CREATE_LIMIT=8
 # Small warm-ups: this test is about where the gate comes from, not warm-up quality.
 PLAN_ANNOTATIONS=(danki.dev/requests=40 danki.dev/rate=40 danki.dev/min-warmup-requests=0 danki.dev/max-warmup-requests=200)
 WORK=$(mktemp -d)
-PASSED=0
-FAILED=0
 
-pass() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-check() { # check NAME COMMAND...: passes when COMMAND succeeds
-  local name=$1; shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
-}
-die() { echo "e2e-webhook: $*" >&2; exit 1; }
-kc() { "$KUBECTL" "$@"; }
-same() { [[ $1 == "$2" ]]; } # same GOT WANT
 ka() { "$KUBECTL" -n "$APP" "$@"; }
 now_ms() { date +%s%3N; }
-
-# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every second until it succeeds or time runs out.
-wait_for() {
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then echo "     timed out after $limit s waiting for $what"; return 1; fi
-    sleep 1
-  done
-}
 
 preflight() {
   [[ -x $KUBECTL ]] || die "$KUBECTL missing; run 'make tool-kube'"
