@@ -2,7 +2,7 @@
 # cluster-restart.sh - restart one component of a running local cluster instance, with exactly
 # the command line cluster-up gave it (pids/<component>.cmd), and return once it is healthy again.
 # Usage: cluster-restart.sh etcd|kube-apiserver|kube-controller-manager|kube-scheduler|node-agent
-#        (CLUSTER_KUBELET=real: nK-kubelet|nK-containerd instead of node-agent, kubelet/node-restart.sh)
+#        (CLUSTER_KUBELET=real: nK-kubelet|nK-containerd|net-agent instead of node-agent, kubelet/node-restart.sh)
 # Env: SIGNAL=TERM (default; the component's shutdown runs, the node agent stops its pods) or
 #      KILL (a crash: nothing runs, the node agent's pods are orphaned until the new agent starts);
 #      CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).
@@ -18,7 +18,7 @@ die() { echo "cluster-restart: $*" >&2; exit 1; }
 
 c=${1:-}
 # A real-kubelet node's kubelet or containerd: nK-kubelet, nK-containerd.
-if [[ $CLUSTER_KUBELET == real && $c =~ ^n[1-8]-(kubelet|containerd)$ ]]; then exec "$LC_HOME/kubelet/node-restart.sh" "$c"; fi
+if [[ $CLUSTER_KUBELET == real && $c =~ ^(n[1-8]-(kubelet|containerd)|net-agent)$ ]]; then exec "$LC_HOME/kubelet/node-restart.sh" "$c"; fi
 [[ " ${COMPONENTS[*]} " == *" $c "* ]] || die "usage: cluster-restart.sh <component>, one of: ${COMPONENTS[*]}"
 SIGNAL=${SIGNAL:-TERM}
 SIGNAL=${SIGNAL#SIG}

@@ -4,11 +4,11 @@
 #
 # The kubelet sets six of them at start (unless protectKernelDefaults, which refuses to start where
 # they differ: pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables), and the CNI bridge
-# plugin turns on IPv4 forwarding (isGateway). Several instances may run nodes at once, so the
+# plugin turns on IPv4 forwarding (isGateway); node-up turns on bridge-nf-call-iptables (Services). Several instances may run nodes at once, so the
 # record is machine-wide: the first owner up saves the values, the last owner down restores them.
 
 HOST_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
-  kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward)
+  kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables)
 
 # save_host_sysctls owner: record the values unless an earlier owner did, and register owner
 save_host_sysctls() {

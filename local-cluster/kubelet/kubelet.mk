@@ -17,8 +17,9 @@ node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI
 node-images: node-deps ## Build the nodes' images (pause, JRE base) without a registry; skips those unchanged.
 	@REPO=$(REPO) $(LOCAL_CLUSTER)/kubelet/node-images.sh build
 
-# What `make cluster-up CLUSTER_KUBELET=real` needs besides the control plane.
-real-kubelet-deps: tool-kubelet node-images
+# What `make cluster-up CLUSTER_KUBELET=real` needs besides the control plane: the kubelet, the
+# node runtime and images, and the node agent's jar, which holds the net agent.
+real-kubelet-deps: tool-kubelet node-images $(AGENT_JAR)
 
 test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-kubelet cluster: 3 nodes on instance $(TEST_REAL_KUBELET_INSTANCE) (not in make test).
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
@@ -31,9 +32,10 @@ check-node-images: ## Compare each local application image with its Dockerfile s
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
 
 .PHONY: lint-real-kubelet
-lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test (part of make lint).
+lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test, compile the Python ones (part of make lint).
 	$(SHELLCHECK) -x -P SCRIPTDIR $(LOCAL_CLUSTER)/kubelet/*.sh $(LOCAL_CLUSTER)/test/real-kubelet.sh \
 	  $(LOCAL_CLUSTER)/test/real-kubelet/*.sh $(LOCAL_CLUSTER)/cluster-*.sh
 	python3 -m py_compile $(LOCAL_CLUSTER)/kubelet/dockerfile-stage.py
+	python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' $(LOCAL_CLUSTER)/kubelet/cni-danki-net
 
 lint: lint-real-kubelet

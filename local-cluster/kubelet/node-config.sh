@@ -41,7 +41,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         SystemdCgroup = false
         Root = "$CONTAINERD_DIR/state/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
+    # Debian's plugins and danki-net, linked into one folder (containerd 1.6 takes one bin_dir).
+    bin_dir = "$CNI_BIN_DIR"
     conf_dir = "$CNI_CONF_DIR"
     max_conf_num = 1
 EOF
@@ -50,9 +51,13 @@ EOF
 # write_cni_config: the node's bridge with host-local addresses from its /24. The bridge address is
 # each pod's default gateway, so pods reach the host and, routed by it (the plugin turns on IPv4
 # forwarding), the pods of the other nodes; no masquerade, nothing leaves the machine. The CRI adds
-# the loopback interface itself.
+# the loopback interface itself. Then danki-net (cni-danki-net): the net agent loads the pod's
+# NetworkPolicy rules into its namespace before the sandbox is ready, or the ADD fails.
 write_cni_config() {
-  mkdir -p "$CNI_CONF_DIR" "$NODE_DIR/cni/ipam"
+  mkdir -p "$CNI_CONF_DIR" "$NODE_DIR/cni/ipam" "$CNI_BIN_DIR"
+  local p
+  for p in bridge host-local loopback; do ln -sf "/usr/lib/cni/$p" "$CNI_BIN_DIR/$p"; done
+  ln -sf "$LC_HOME/kubelet/cni-danki-net" "$CNI_BIN_DIR/danki-net"
   cat >"$CNI_CONF_DIR/10-danki.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
@@ -70,7 +75,8 @@ write_cni_config() {
         "ranges": [[{ "subnet": "$NODE_POD_CIDR", "gateway": "$NODE_IP" }]],
         "dataDir": "$NODE_DIR/cni/ipam"
       }
-    }
+    },
+    { "type": "danki-net", "agent": "http://127.0.0.1:$NET_AGENT_PORT" }
   ]
 }
 EOF

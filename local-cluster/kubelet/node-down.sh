@@ -2,7 +2,7 @@
 # node-down.sh - stop every node of a real-kubelet instance and remove all it made: processes
 # (kubelet, containerd, shims, containers), mounts under the node's folder (the kubelet's root bind
 # mount, secret tmpfs, container root file systems), pod network namespaces, veths, bridges and
-# cgroups; then restore the host sysctls if no other node runs. Called by cluster-down.sh first,
+# cgroups, and the net agent with its nftables table; then restore the host sysctls if no other node runs. Called by cluster-down.sh first,
 # while the API server still answers. Prints what it had to remove by force, and exits 1 if
 # anything is still left after that.
 # Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh). Keeps logs (pod logs in logs/pods-nK)
@@ -117,9 +117,22 @@ leftovers() {
   local h
   while read -r h; do [[ -d $h/$INSTANCE_CGROUP ]] && echo "cgroup: $h/$INSTANCE_CGROUP"; done < <(cgroup_trees)
   pgrep -f -- "-address $NODES_DIR/" | sed 's/^/process: shim /'
+  alive "$NET_AGENT" && echo "process: net agent"
+  nft list table ip "$NET_TABLE" >/dev/null 2>&1 && echo "nft table: ip $NET_TABLE"
 }
 
-[[ -d $NODES_DIR ]] || { restore_host_sysctls "instance-$I"; exit 0; }
+# stop_net_agent: after the nodes (their CNI DELs go to it); it removes its table itself on SIGTERM,
+# and a crashed agent's table is removed here.
+stop_net_agent() {
+  stop_component "$NET_AGENT" 15
+  if nft list table ip "$NET_TABLE" >/dev/null 2>&1; then
+    nft delete table ip "$NET_TABLE" && log "removed the table ip $NET_TABLE of a stopped net agent"
+  fi
+  rm -rf "$(dirname "$NET_STATE")"
+  rm -f "$PIDS_DIR/$NET_AGENT.cmd"
+}
+
+[[ -d $NODES_DIR ]] || { stop_net_agent; restore_host_sysctls "instance-$I"; exit 0; }
 # The nodes side by side: each waits for its kubelet to stop its pods, then for its own processes.
 downs=()
 for d in "$NODES_DIR"/n*; do
@@ -127,6 +140,7 @@ for d in "$NODES_DIR"/n*; do
   down_node "${d##*/n}" & downs+=($!)
 done
 for p in "${downs[@]}"; do wait "$p"; done
+stop_net_agent
 rmdir "$NODES_DIR" 2>/dev/null || true
 remove_cgroup "$INSTANCE_CGROUP"
 restore_host_sysctls "instance-$I"

@@ -28,6 +28,14 @@ CGROUP_FS=/sys/fs/cgroup
 INSTANCE_CGROUP=danki-r$I
 # CFS period of a node's budget (the kernel's default).
 CFS_PERIOD_US=100000
+# The instance's net agent (dev.danki.cluster.net in the node agent's jar): NetworkPolicy through
+# the danki-net CNI plugin, and Service routing in its own host nftables table (kube-proxy's table
+# name is fixed, so two instances' kube-proxies would share it). Its port is on loopback, above the
+# kubelets' (30000 + 100*I + 2..17).
+NET_AGENT=net-agent
+NET_AGENT_PORT=$((30000 + 100 * I + 90))
+NET_TABLE=danki-r$I
+NET_STATE=$CLUSTER_DIR/net-agent/attachments.json
 
 if ((I < 20 || I > 51)); then
   echo "CLUSTER_KUBELET=real runs on instances 20 to 51 (each has 8 node slots in 198.19.0.0/16), got $I" >&2
@@ -82,6 +90,7 @@ node_env() {
   CONTAINERD_SOCK=$CONTAINERD_DIR/containerd.sock
   KUBELET_DIR=$NODE_DIR/kubelet
   CNI_CONF_DIR=$NODE_DIR/cni/net.d
+  CNI_BIN_DIR=$NODE_DIR/cni/bin
   CONTAINERD_COMPONENT=n$NODE_K-containerd
   KUBELET_COMPONENT=n$NODE_K-kubelet
 }

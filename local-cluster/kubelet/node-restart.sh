@@ -4,7 +4,8 @@
 # fault suite does to the node agent today. Called by cluster-restart.sh for nK-kubelet and
 # nK-containerd. Pods keep running across either restart: containerd finds its shims again, the
 # kubelet its pods.
-# Usage: node-restart.sh nK-kubelet|nK-containerd
+# Also the instance's net agent: it reloads the rules of the pods it had attached (its state file).
+# Usage: node-restart.sh nK-kubelet|nK-containerd|net-agent
 # Env: SIGNAL=TERM (default) or KILL (a crash); CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).
 set -euo pipefail
 # shellcheck source=../cluster-env.sh
@@ -20,8 +21,11 @@ log() { printf '[%6ss] %s\n' "$(elapsed)" "$*" >&2; }
 die() { echo "node-restart: $*" >&2; exit 1; }
 
 c=${1:-}
-[[ $c =~ ^n([1-8])-(kubelet|containerd)$ ]] || die "usage: node-restart.sh nK-kubelet|nK-containerd"
-node_env "${BASH_REMATCH[1]}"
+if [[ $c =~ ^n([1-8])-(kubelet|containerd)$ ]]; then
+  node_env "${BASH_REMATCH[1]}"
+elif [[ $c != "$NET_AGENT" ]]; then
+  die "usage: node-restart.sh nK-kubelet|nK-containerd|$NET_AGENT"
+fi
 SIGNAL=${SIGNAL:-TERM}
 SIGNAL=${SIGNAL#SIG}
 [[ $SIGNAL == TERM || $SIGNAL == KILL ]] || die "SIGNAL must be TERM or KILL, got '$SIGNAL'"
@@ -35,7 +39,7 @@ log "stopped $c (pid $old, SIG$SIGNAL)"
 echo "--- cluster-restart: SIG$SIGNAL to pid $old at $(date -Is) ---" >>"$LOGS/$c.log"
 launch_component "$c" append
 is_running "$c" || die "$c did not start again (log: $LOGS/$c.log)"
-move_to_cgroup "$(pid_of "$c")" "$NODE_DAEMON_CGROUP"
+[[ $c == "$NET_AGENT" ]] || move_to_cgroup "$(pid_of "$c")" "$NODE_DAEMON_CGROUP"
 log "started $c (pid $(pid_of "$c"))"
 
 lease_renewed() {
@@ -46,7 +50,9 @@ lease_renewed() {
 }
 # The kubelet is healthy again once its healthz answers and it renewed its Node's Lease.
 check() {
-  if [[ $c == "$KUBELET_COMPONENT" ]]; then
+  if [[ $c == "$NET_AGENT" ]]; then
+    [[ $(curl -s --max-time 1 "http://127.0.0.1:$NET_AGENT_PORT/healthz") == ok ]]
+  elif [[ $c == "${KUBELET_COMPONENT:-}" ]]; then
     [[ $(curl -s --max-time 1 "http://127.0.0.1:$KUBELET_HEALTHZ_PORT/healthz") == ok ]] && lease_renewed
   else
     timeout 2 ctr --address "$CONTAINERD_SOCK" version >/dev/null 2>&1

@@ -33,6 +33,12 @@ done
 for p in bridge host-local loopback; do [[ -x /usr/lib/cni/$p ]] || die "CNI plugin /usr/lib/cni/$p is missing (run: make node-deps)"; done
 IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 for f in pause jre slim; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
+[[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR, the net agent (run: make node-agent)"
+for t in java nsenter python3; do command -v "$t" >/dev/null || die "$t is missing (the net agent and its CNI plugin need it)"; done
+command -v nft >/dev/null || [[ -x /usr/sbin/nft ]] || die "nft is missing (run: make node-deps)"
+# Replies between two pods of one bridge to a Service's DNAT pass the host's conntrack only with it.
+[[ -f /proc/sys/net/bridge/bridge-nf-call-iptables ]] ||
+  die "the kernel's br_netfilter is not loaded (Service traffic between pods of one node needs it)"
 healthy kube-apiserver || die "the API server of instance $I does not answer (cluster-up starts it first)"
 HOST_MILLIS=$(($(nproc) * 1000))
 HOST_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo) # what the kubelet reports as capacity
@@ -46,6 +52,9 @@ if grep -q " $NODES_DIR/" /proc/self/mountinfo; then
 fi
 rm -rf "$NODES_DIR"
 save_host_sysctls "instance-$I"
+# Bridged packets pass the host's netfilter hooks: a pod's reply to another pod of its bridge that
+# reached it through a Service is un-DNAT'ed there (saved above, restored by the last node down).
+sysctl -qw net.bridge.bridge-nf-call-iptables=1
 mkdir -p "$NODES_DIR"
 # The API server's client certificate for the kubelets (logs, exec) is made by cluster-up.
 
@@ -123,12 +132,28 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
 done
 make_cgroup "$INSTANCE_CGROUP"
 log "node certificates ready"
+
+# ---- the net agent: NetworkPolicy (the CNI plugin calls it) and Services; its JVM starts meanwhile ----
+mkdir -p "$(dirname "$NET_STATE")"
+rm -f "$NET_STATE"
+start_component "$NET_AGENT" java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -cp "$AGENT_JAR" dev.danki.cluster.net.NetAgentMainKt --kubeconfig="$KUBECONFIG_PATH" --instance="$I" \
+  --port="$NET_AGENT_PORT" --state-file="$NET_STATE" --api-endpoint="$BRIDGE_IP:$API_PORT" \
+  --service-cidr="$SERVICE_CIDR"
+net_agent_healthy() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$NET_AGENT_PORT/healthz") == ok ]]; }
 # Then the nodes side by side: most of a node's start is its containerd importing the images.
 starts=()
 for ((k = 1; k <= CLUSTER_NODES; k++)); do start_node "$k" & starts+=($!); done
 failed=0
 for p in "${starts[@]}"; do wait "$p" || failed=1; done
 ((failed == 0)) || die "a node did not start (see above; logs in $LOGS)"
+for ((n = 0; n < 300; n++)); do
+  net_agent_healthy && break
+  is_running "$NET_AGENT" || { tail -20 "$LOGS/$NET_AGENT.log" >&2; die "the net agent exited"; }
+  sleep 0.2
+done
+((n < 300)) || die "the net agent did not answer within 60 s (log: $LOGS/$NET_AGENT.log)"
+log "net agent up (pid $(pid_of "$NET_AGENT"), port $NET_AGENT_PORT, table ip $NET_TABLE)"
 
 for ((k = 1; k <= CLUSTER_NODES; k++)); do
   node_env "$k"
@@ -146,4 +171,5 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   node_env "$k"
   log "  RSS $NODE_NAME_K: kubelet $(rss "$(pid_of "$KUBELET_COMPONENT")"), containerd $(rss "$(pid_of "$CONTAINERD_COMPONENT")")"
 done
+log "  RSS $NET_AGENT: $(rss "$(pid_of "$NET_AGENT")")"
 log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU${NODE_MEMORY:+ and $NODE_MEMORY memory} each"

@@ -8,11 +8,13 @@
 #  cpu-budget      a CPU-bound pod on a 0.5-CPU node gets at most ~0.55 CPU (its cpuacct over 5 s)
 #  memory-budget   on a 1Gi node a 600 MB buffer fits and a 1300 MB one is OOM-killed
 #  readiness-gate  a gated pod stays out of its Service's EndpointSlice (ready=false) until the gate is True
+#  services        a pod reads the API through https://10.96.0.1 with its token; ClusterIPs route on and across nodes
+#  network-policy  ingress and egress policies deny and allow, from a container's first instant; net agent restart
 #  restart         node 3's containerd (SIGKILL) and kubelet (SIGTERM) restarted; its pod keeps running
 #  app-images      danki's images from the Dockerfile's stages match them and run (when built)
 #  deletion        deleted pods go: processes, cgroups, network namespaces
 #  crash           nodes 1 and 2 lose kubelet and containerd to SIGKILL under running pods; node 3 runs one
-#  down            cluster-down leaves no process, mount, netns, link, cgroup or shim socket; the sysctls are back
+#  down            cluster-down leaves no process, mount, netns, link, cgroup, shim socket or nft table; the sysctls are back
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
 # instance is taken down on exit, whatever happened.
 set -uo pipefail
@@ -44,7 +46,9 @@ NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 # shellcheck disable=SC2034 # used by the parts
 SHIM_SOCKETS_BEFORE=$(find /run/containerd/s -type s 2>/dev/null | wc -l)
 
-PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate restart app-images deletion crash down)
+PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services network-policy restart app-images deletion crash down)
+# TEST_PARTS="cluster-up services down" runs only those parts (in this order; cluster-up and down belong in it).
+[[ -z ${TEST_PARTS:-} ]] || read -r -a PARTS <<<"$TEST_PARTS"
 for part in "${PARTS[@]}"; do
   echo "-- $part"
   part_start=$(now_ms)

@@ -31,3 +31,6 @@ if until_true 30 nothing_of_pods; then
 else
   fail "their cgroups ($(pod_cgroups)), veths ($(pod_veths)) and network namespaces ($(pod_netns)) are gone within 30 s"
 fi
+attachments() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$NET_STATE" 2>/dev/null; }
+no_attachments() { [[ $(attachments) == 0 ]]; }
+check "the net agent was told of every sandbox's end (CNI DEL): it lists none ($(attachments))" until_true 10 no_attachments

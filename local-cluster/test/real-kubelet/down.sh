@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (CLUSTER_DIR, NETNS_BEFORE, SYSCTLS_BEFORE, helpers)
 # cluster-down leaves nothing of the nodes, crashed (1, 2) or not (3): no process, no mount under the
-# instance's folder, no network namespace, link, cgroup or shim socket; the host sysctls are back.
+# instance's folder, no network namespace, link, cgroup or shim socket, no net agent or its nftables
+# table; the host sysctls are back.
 
 t0=$(now_ms)
 if "$LC_HOME/cluster-down.sh" >"$CLUSTER_DIR.down.log" 2>&1; then
@@ -16,6 +17,9 @@ check "no mount under $CLUSTER_DIR is left" test "$(awk -v d="$CLUSTER_DIR/" 'in
 new_netns() { ip netns list 2>/dev/null | awk '{print $1}' | sort | comm -13 <(echo "$NETNS_BEFORE") - | grep -v '^danki[0-9]*-'; }
 check "no network namespace is left in /var/run/netns ($(new_netns | tr '\n' ' '))" test -z "$(new_netns)"
 check "no bridge or veth of the instance is left" test "$(ip -o link show 2>/dev/null | grep -cE ": (dkr$I-|danki$I:)")" == 0
+check "no net agent is left" test -z "$(pgrep -f -- "--state-file=$NET_STATE")"
+check "no nftables table ip $NET_TABLE is left in the host" test -z "$(nft list tables 2>/dev/null | grep -x "table ip $NET_TABLE")"
+check "no net agent state is left" test ! -e "$(dirname "$NET_STATE")"
 check "no cgroup of the instance is left" test "$(find "$CGROUP_FS" -maxdepth 2 -name "$INSTANCE_CGROUP" | wc -l)" == 0
 if compgen -G "$HOST_STATE_DIR/owners/*" >/dev/null; then
   note "other real-kubelet nodes run ($(ls "$HOST_STATE_DIR/owners")): the sysctls stay as the kubelet set them"

@@ -25,10 +25,12 @@ import java.util.concurrent.ConcurrentHashMap
  * network namespace holds an nftables table with the rules of the policies that select it. Any
  * change of a policy, a pod (address, labels) or a namespace (labels) recomputes every pod's rules;
  * a pod whose rules changed gets its whole table replaced in one transaction. A new pod gets its
- * rules before its containers start.
+ * rules before its containers start. Used by the node agent (one node) and by the real-kubelet
+ * cluster's net agent (every node of an instance, pods attached through its CNI plugin).
  */
 class NetworkPolicyEnforcer(
-    private val nodeIp: String,
+    /** The address of the node a pod runs on, which its rules always admit (probes); per pod, as nodes differ. */
+    private val nodeIpOf: (PodNetworkHandle) -> String,
     private val loader: RulesetLoader,
     private val scope: CoroutineScope,
     /** The informer caches this reads; set once they exist (see [PolicySources]). */
@@ -90,6 +92,15 @@ class NetworkPolicyEnforcer(
     }
 
     /**
+     * Like [attach] for a pod whose namespace may hold rules of an earlier run (the net agent
+     * restarted): its table is replaced even when no policy selects it now.
+     */
+    suspend fun reattach(pod: Pod, network: PodNetworkHandle) {
+        loaded[pod.metadata.uid] = UNKNOWN
+        attach(pod, network)
+    }
+
+    /**
      * The pod is being torn down: its namespace goes with its rules; other pods' rules follow.
      * Under the lock, so no load into the namespace being deleted is under way.
      */
@@ -125,7 +136,7 @@ class NetworkPolicyEnforcer(
         val (pod, network) = attached[uid] ?: return
         val target = view.pods.firstOrNull { it.uid == uid } ?: PolicyPod.of(pod, network.ip)
         val firewall = PolicyRules.forPod(target, view)
-        val script = NftRuleset.render(firewall, nodeIp)
+        val script = NftRuleset.render(firewall, nodeIpOf(network))
         val current = loaded[uid]
         if (script == current || (current == null && !firewall.isolated)) return
         loader.load(network.netns, script)
@@ -159,6 +170,9 @@ class NetworkPolicyEnforcer(
 
         /** A pod whose rules failed to load is tried again after this, even without a change. */
         val RETRY: Duration = Duration.ofSeconds(5)
+
+        /** What a reattached pod's namespace holds: not known, so never equal to a script. */
+        const val UNKNOWN = "unknown"
     }
 }
 

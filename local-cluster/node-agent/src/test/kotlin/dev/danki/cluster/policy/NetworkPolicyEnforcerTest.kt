@@ -65,7 +65,7 @@ class NetworkPolicyEnforcerTest {
             .build()
 
     private fun enforcer(loader: RulesetLoader = RulesetLoader { netns, script -> loads += netns to script }) =
-        NetworkPolicyEnforcer("198.18.0.1", loader, scope, sources).also { it.start() }
+        NetworkPolicyEnforcer({ "198.18.0.1" }, loader, scope, sources).also { it.start() }
 
     private suspend fun until(condition: () -> Boolean) = withTimeout(TIMEOUT_MILLIS) { while (!condition()) delay(20) }
 
