@@ -11,7 +11,7 @@ for spec in web:1:app=web friend:1:access=yes stranger:1:access=no; do
   cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1
 kind: Pod
-metadata: {name: $name, labels: {${label%=*}: ${label#*=}}}
+metadata: {name: $name, labels: {${label%=*}: "${label#*=}"}}
 spec:
   nodeSelector: {kubernetes.io/hostname: danki$I-n$node}
   terminationGracePeriodSeconds: 1
@@ -37,7 +37,7 @@ for p in web friend stranger; do until_true 60 pod_ready "$p" || note "$p not Re
 web_ip=$(pod_field web '{.status.podIP}')
 svc_ip=$("${K[@]}" -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')
 # get pod address port: the body of GET / from inside pod, or nc's complaint
-get() { "${K[@]}" -n "$NS" exec "$1" -- sh -c "printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 2 $2 $3" 2>&1 | tail -1; }
+get() { "${K[@]}" -n "$NS" exec "$1" -- sh -c "printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 2 $2 $3 2>&1" 2>/dev/null | tail -1; }
 reaches() { [[ $(get "$1" "$web_ip" 8080) == web ]]; }
 blocked() { ! reaches "$1"; }
 check "without a policy the stranger reaches web ($web_ip)" reaches stranger

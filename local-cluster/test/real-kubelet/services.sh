@@ -5,7 +5,8 @@
 # node and from other nodes, across two endpoints; a pod reaches itself through its own Service
 # (hairpin); a Service without endpoints is refused at once.
 
-check "the net agent's table ip $NET_TABLE is in the host" nft list table ip "$NET_TABLE"
+has_table() { nft list table ip "$NET_TABLE" >/dev/null 2>&1; }
+check "the net agent's table ip $NET_TABLE is in the host" has_table
 
 # -- the API server through the kubernetes Service, as an in-cluster client reaches it
 work=$(mktemp -d)
@@ -29,7 +30,8 @@ spec:
 EOF2
 finished() { [[ $(pod_field "$1" '{.status.phase}') == Succeeded || $(pod_field "$1" '{.status.phase}') == Failed ]]; }
 until_true 90 finished api-read || note "api-read did not finish within 90 s"
-out=$("${K[@]}" -n "$NS" logs api-read 2>&1 | tail -1)
+logged() { out=$("${K[@]}" -n "$NS" logs api-read 2>&1 | tail -1); [[ -n $out ]]; }
+until_true 10 logged || note "api-read logged nothing within 10 s"
 note "api-read: ${out:0:160}"
 check "a pod's KUBERNETES_SERVICE_HOST is the Service IP 10.96.0.1" grep -q '^https://10.96.0.1:443/' <<<"$out"
 check "through it, with its token, the API server says it is system:serviceaccount:$NS:default" \
@@ -83,7 +85,7 @@ for p in echo-a echo-b client; do until_true 60 pod_ready "$p" || note "$p not R
 echo_ip=$("${K[@]}" -n "$NS" get service echo -o jsonpath='{.spec.clusterIP}')
 empty_ip=$("${K[@]}" -n "$NS" get service empty -o jsonpath='{.spec.clusterIP}')
 # fetch pod address: the body of GET / from inside pod (busybox's static wget crashes: nc)
-fetch() { "${K[@]}" -n "$NS" exec "$1" -- sh -c "printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 2 $2 80" 2>&1 | tail -1; }
+fetch() { "${K[@]}" -n "$NS" exec "$1" -- sh -c "printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 2 $2 80 2>&1" 2>/dev/null | tail -1; }
 both_answer() { # client: within 30 requests, both endpoints answer through the ClusterIP
   local seen="" n got
   for ((n = 0; n < 30; n++)); do

@@ -37,7 +37,8 @@ object ServiceRuleset {
             ports.forEachIndexed { index, port -> if (port.backends.isNotEmpty()) service(index, port) }
             appendLine("  chain postrouting {")
             appendLine("    type nat hook postrouting priority srcnat; policy accept;")
-            appendLine("    iifname \"$bridges\" meta mark & $HAIRPIN_MARK == $HAIRPIN_MARK masquerade")
+            // No iifname here: the kernel's output path runs postrouting without the input device.
+            appendLine("    oifname \"$bridges\" meta mark & $HAIRPIN_MARK == $HAIRPIN_MARK masquerade")
             appendLine("  }")
             appendLine("  chain forward {")
             appendLine("    type filter hook forward priority filter; policy accept;")
