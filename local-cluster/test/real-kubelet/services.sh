@@ -30,7 +30,7 @@ spec:
 EOF2
 finished() { [[ $(pod_field "$1" '{.status.phase}') == Succeeded || $(pod_field "$1" '{.status.phase}') == Failed ]]; }
 until_true 90 finished api-read || note "api-read did not finish within 90 s"
-logged() { out=$("${K[@]}" -n "$NS" logs api-read 2>&1 | tail -1); [[ -n $out ]]; }
+logged() { out=$("${K[@]}" -n "$NS" logs api-read 2>&1 | grep -m1 '^https://'); [[ -n $out ]]; }
 until_true 10 logged || note "api-read logged nothing within 10 s"
 note "api-read: ${out:0:160}"
 check "a pod's KUBERNETES_SERVICE_HOST is the Service IP 10.96.0.1" grep -q '^https://10.96.0.1:443/' <<<"$out"

@@ -72,6 +72,7 @@ class NetAgent(
 
     /** Loads a new sandbox's rules now; throws when they cannot be (the plugin then fails the ADD). */
     override fun add(request: CniRequest) {
+        val start = System.nanoTime()
         val pod =
             client.pods().inNamespace(request.namespace).withName(request.name).get()
                 ?: throw IllegalStateException("pod ${request.namespace}/${request.name} not found")
@@ -83,7 +84,8 @@ class NetAgent(
         runBlocking {
             if (again) policies.reattach(pod, handle(attachment)) else policies.attach(pod, handle(attachment))
         }
-        log.infoWith("pod attached", fields(attachment))
+        val millis = (System.nanoTime() - start) / NANOS_PER_MILLI
+        log.infoWith("pod attached", fields(attachment) + ("millis" to millis))
     }
 
     /** Forgets a sandbox; its pod's rules go when no other sandbox of the pod is attached. */
@@ -126,5 +128,6 @@ class NetAgent(
         /** Every change arrives as an event; a periodic replay would only recompute the same rules. */
         const val NO_RESYNC = 0L
         const val SHORT_ID = 12
+        const val NANOS_PER_MILLI = 1_000_000L
     }
 }

@@ -65,7 +65,7 @@ class NetworkPolicyEnforcerTest {
             .build()
 
     private fun enforcer(loader: RulesetLoader = RulesetLoader { netns, script -> loads += netns to script }) =
-        NetworkPolicyEnforcer({ "198.18.0.1" }, loader, scope, sources).also { it.start() }
+        NetworkPolicyEnforcer({ it.ip.substringBeforeLast('.') + ".1" }, loader, scope, sources).also { it.start() }
 
     private suspend fun until(condition: () -> Boolean) = withTimeout(TIMEOUT_MILLIS) { while (!condition()) delay(20) }
 
@@ -103,6 +103,25 @@ class NetworkPolicyEnforcerTest {
                 enforcer.attach(web, PodNetworkHandle("danki0-web", "dk0vweb", "198.18.0.2"))
             }
             Unit
+        }
+
+    @Test
+    fun `each pod's rules admit its own node, as nodes differ`() =
+        runBlocking {
+            policies += denyAll
+            val enforcer = enforcer()
+            enforcer.attach(pod("web", "198.19.8.2").also { pods += it }, PodNetworkHandle("/ns/web", "", "198.19.8.2"))
+            enforcer.attach(pod("db", "198.19.9.2").also { pods += it }, PodNetworkHandle("/ns/db", "", "198.19.9.2"))
+            assertContains(loads.first { it.first == "/ns/web" }.second, "ip saddr 198.19.8.1 accept")
+            assertContains(loads.first { it.first == "/ns/db" }.second, "ip saddr 198.19.9.1 accept")
+        }
+
+    @Test
+    fun `a reattached pod gets its table replaced even when no policy selects it`() =
+        runBlocking {
+            val web = pod("web", "198.18.0.2").also { pods += it }
+            enforcer().reattach(web, PodNetworkHandle("/ns/web", "", "198.18.0.2"))
+            assertEquals(listOf("/ns/web" to "table inet danki\ndelete table inet danki\n"), loads.toList())
         }
 
     private companion object {
