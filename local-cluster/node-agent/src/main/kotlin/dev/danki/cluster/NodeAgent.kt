@@ -52,7 +52,8 @@ class NodeAgent(
     private val network = PodNetwork(config)
     private val tools = HostTools.fromPath()
     private val policySources = PolicyInformers(client)
-    private val policies = NetworkPolicyEnforcer({ config.bridgeIp }, NftCommand(tools.ip, tools.nft), scope, policySources)
+    private val policies =
+        NetworkPolicyEnforcer({ config.bridgeIp }, NftCommand(tools.ip, tools.nft), scope, policySources)
     private val supervisor =
         PodSupervisor(
             PodServices(

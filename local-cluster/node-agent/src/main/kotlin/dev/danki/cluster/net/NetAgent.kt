@@ -74,10 +74,21 @@ class NetAgent(
     override fun add(request: CniRequest) {
         val start = System.nanoTime()
         val pod =
-            client.pods().inNamespace(request.namespace).withName(request.name).get()
-                ?: throw IllegalStateException("pod ${request.namespace}/${request.name} not found")
+            client
+                .pods()
+                .inNamespace(request.namespace)
+                .withName(request.name)
+                .get()
+                ?: error("pod ${request.namespace}/${request.name} not found")
         val attachment =
-            Attachment(request.containerId, request.namespace, request.name, pod.metadata.uid, request.netns, request.ip)
+            Attachment(
+                request.containerId,
+                request.namespace,
+                request.name,
+                pod.metadata.uid,
+                request.netns,
+                request.ip,
+            )
         // A new sandbox of a known pod has a new namespace: its table must be loaded, not compared.
         val again = store.all().any { it.uid == attachment.uid }
         store.put(attachment)
@@ -97,7 +108,12 @@ class NetAgent(
 
     /** The attachments of the previous run whose namespaces still exist get their rules again. */
     private fun restore() {
-        val known = pods?.store?.list().orEmpty().associateBy { it.metadata.uid }
+        val known =
+            pods
+                ?.store
+                ?.list()
+                .orEmpty()
+                .associateBy { it.metadata.uid }
         for (attachment in store.load()) {
             val pod = known[attachment.uid]
             if (pod == null || !Files.exists(Path.of(attachment.netns))) {

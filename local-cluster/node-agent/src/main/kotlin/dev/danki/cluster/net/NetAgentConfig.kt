@@ -46,9 +46,17 @@ data class NetAgentConfig(
             }
             REQUIRED.filter { values[it].isNullOrBlank() }.forEach { problems += "missing --$it" }
             val instance = values["instance"]?.toIntOrNull()
-            if (values["instance"] != null && instance !in INSTANCES) problems += "--instance must be a number from 20 to 51"
+            if (values["instance"] != null &&
+                instance !in INSTANCES
+            ) {
+                problems += "--instance must be a number from 20 to 51"
+            }
             val port = values["port"]?.toIntOrNull()
-            if (values["port"] != null && (port == null || port !in 1..MAX_PORT)) problems += "--port must be a port number"
+            if (values["port"] != null &&
+                (port == null || port !in 1..MAX_PORT)
+            ) {
+                problems += "--port must be a port number"
+            }
             val api = values["api-endpoint"]?.let(Endpoint::parse)
             if (values["api-endpoint"] != null && api == null) problems += "--api-endpoint must be ip:port"
             if (problems.isNotEmpty()) throw BadArgumentsException(problems)

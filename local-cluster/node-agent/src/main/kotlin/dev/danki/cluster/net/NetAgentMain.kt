@@ -16,7 +16,11 @@ fun main(args: Array<String>) {
             System.err.println("net-agent: bad arguments:\n  " + e.problems.joinToString("\n  "))
             exitProcess(2)
         }
-    val client = KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(config.kubeconfig))).build()
+    val client =
+        KubernetesClientBuilder()
+            .withConfig(
+                Config.fromKubeconfig(Files.readString(config.kubeconfig)),
+            ).build()
     val agent = NetAgent(config, client)
     val stopped = CountDownLatch(1)
     Runtime.getRuntime().addShutdownHook(

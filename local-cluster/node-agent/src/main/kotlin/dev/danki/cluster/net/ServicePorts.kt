@@ -42,7 +42,7 @@ object ServicePorts {
             }
     }
 
-    /** Ready IPv4 endpoints of [slices] with their port named [name] (null and "" are the same: the one unnamed port). */
+    /** Ready IPv4 endpoints of [slices] with their port named [name] (null and "" both mean the unnamed port). */
     private fun backendsOf(slices: List<EndpointSlice>, name: String?, protocol: String): List<Endpoint> =
         slices
             .filter { it.addressType == "IPv4" }

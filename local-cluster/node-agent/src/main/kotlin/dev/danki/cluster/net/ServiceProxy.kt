@@ -85,7 +85,12 @@ class ServiceProxy(
 
     @Synchronized
     private fun sync() {
-        val ports = ServicePorts.of(services?.store?.list().orEmpty(), slices?.store?.list().orEmpty(), config.apiEndpoint)
+        val ports =
+            ServicePorts.of(
+                services?.store?.list().orEmpty(),
+                slices?.store?.list().orEmpty(),
+                config.apiEndpoint,
+            )
         val script = ServiceRuleset.render(ports, config.table, config.bridges, config.serviceCidr)
         if (script == loaded) return
         HostCommand.runWithInput(script, nft, "-f", "-")

@@ -29,7 +29,8 @@ object ServiceRuleset {
             appendLine("  chain services {")
             ports.forEachIndexed { index, port ->
                 if (port.backends.isNotEmpty()) {
-                    val match = "ip daddr ${port.clusterIp} meta l4proto ${port.protocol.lowercase()} th dport ${port.port}"
+                    val protocol = port.protocol.lowercase()
+                    val match = "ip daddr ${port.clusterIp} meta l4proto $protocol th dport ${port.port}"
                     appendLine("    $match goto svc$index comment \"${port.id}\"")
                 }
             }

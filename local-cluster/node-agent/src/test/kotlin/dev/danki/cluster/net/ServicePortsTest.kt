@@ -21,7 +21,13 @@ class ServicePortsTest {
             .withClusterIP(clusterIp)
             .apply {
                 ports.forEach { (portName, port) ->
-                    addNewPort().withName(portName).withPort(port).withProtocol("TCP").withTargetPort(IntOrString(port)).endPort()
+                    addNewPort()
+                        .withName(
+                            portName,
+                        ).withPort(port)
+                        .withProtocol("TCP")
+                        .withTargetPort(IntOrString(port))
+                        .endPort()
                 }
             }.endSpec()
             .build()
@@ -47,13 +53,24 @@ class ServicePortsTest {
             .endPort()
             .apply {
                 endpoints.forEach { (ip, ready) ->
-                    addNewEndpoint().withAddresses(ip).withNewConditions().withReady(ready).endConditions().endEndpoint()
+                    addNewEndpoint()
+                        .withAddresses(
+                            ip,
+                        ).withNewConditions()
+                        .withReady(ready)
+                        .endConditions()
+                        .endEndpoint()
                 }
             }.build()
 
     @Test
     fun `the kubernetes Service leads to the API server, which no slice lists`() {
-        val ports = ServicePorts.of(listOf(service("default", "kubernetes", "10.96.0.1", "https" to 443)), emptyList(), api)
+        val ports =
+            ServicePorts.of(
+                listOf(service("default", "kubernetes", "10.96.0.1", "https" to 443)),
+                emptyList(),
+                api,
+            )
         assertEquals(listOf(ServicePort("default/kubernetes:https", "10.96.0.1", 443, "TCP", listOf(api))), ports)
     }
 
@@ -80,7 +97,10 @@ class ServicePortsTest {
                 listOf(slice("web", "", 8080, "198.19.8.3" to true)),
                 api,
             )
-        assertEquals(ServicePort("shop/web:80", "10.96.0.20", 80, "TCP", listOf(Endpoint("198.19.8.3", 8080))), ports.single())
+        assertEquals(
+            ServicePort("shop/web:80", "10.96.0.20", 80, "TCP", listOf(Endpoint("198.19.8.3", 8080))),
+            ports.single(),
+        )
     }
 
     @Test

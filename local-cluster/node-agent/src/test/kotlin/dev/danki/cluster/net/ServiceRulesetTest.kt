@@ -6,14 +6,19 @@ import kotlin.test.assertEquals
 import kotlin.test.assertFalse
 
 class ServiceRulesetTest {
-    private fun render(vararg ports: ServicePort) = ServiceRuleset.render(ports.toList(), "danki-r21", "dkr21-*", "10.96.0.0/12")
+    private fun render(vararg ports: ServicePort) =
+        ServiceRuleset.render(ports.toList(), "danki-r21", "dkr21-*", "10.96.0.0/12")
 
-    private val api = ServicePort("default/kubernetes:https", "10.96.0.1", 443, "TCP", listOf(Endpoint("198.18.21.1", 6464)))
+    private val api =
+        ServicePort("default/kubernetes:https", "10.96.0.1", 443, "TCP", listOf(Endpoint("198.18.21.1", 6464)))
 
     @Test
     fun `the table is replaced whole and only traffic from the instance's bridges is translated`() {
         val script = render(api)
-        assertEquals(listOf("table ip danki-r21", "delete table ip danki-r21", "table ip danki-r21 {"), script.lines().take(3))
+        assertEquals(
+            listOf("table ip danki-r21", "delete table ip danki-r21", "table ip danki-r21 {"),
+            script.lines().take(3),
+        )
         assertContains(script, "iifname \"dkr21-*\" ip daddr 10.96.0.0/12 jump services")
         assertContains(
             script,
@@ -26,7 +31,13 @@ class ServiceRulesetTest {
     @Test
     fun `several endpoints are picked at random, each marking its own hairpin traffic for masquerade`() {
         val web =
-            ServicePort("shop/web:http", "10.96.0.20", 80, "TCP", listOf(Endpoint("198.19.8.3", 8080), Endpoint("198.19.9.2", 8080)))
+            ServicePort(
+                "shop/web:http",
+                "10.96.0.20",
+                80,
+                "TCP",
+                listOf(Endpoint("198.19.8.3", 8080), Endpoint("198.19.9.2", 8080)),
+            )
         val script = render(api, web)
         assertContains(script, "numgen random mod 2 vmap { 0 : goto svc1-0, 1 : goto svc1-1 }")
         assertContains(script, "  chain svc1-1 {\n    ip saddr 198.19.9.2 meta mark set meta mark or 0x00004000\n")
