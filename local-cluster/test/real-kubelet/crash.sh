@@ -2,6 +2,8 @@
 # Leaves work for cluster-down on both of its paths: the kubelets and containerds of nodes 1 and 2
 # die by SIGKILL under running pods (secret tmpfs, emptyDir, rootfs mounts, shims left behind),
 # while node 3 keeps a running pod for the graceful path (its kubelet stops it through the API).
+# The net agent dies by SIGKILL too: its table stays in the host for node-down to remove, and node
+# 3's CNI DEL finds no agent (which must not keep the pod from going).
 
 "${K[@]}" -n "$NS" create secret generic crash --from-literal=key=value >/dev/null
 for n in 1 2 3; do
@@ -29,3 +31,5 @@ for n in 1 2; do
   kill -KILL "$(pid_of "$KUBELET_COMPONENT")" "$(pid_of "$CONTAINERD_COMPONENT")"
 done
 note "SIGKILL to the kubelets and containerds of danki$I-n1 and danki$I-n2; $(awk -v d="$NODES_DIR/" 'index($5, d) == 1' /proc/self/mountinfo | wc -l) mounts under the nodes' folders"
+kill -KILL "$(pid_of "$NET_AGENT")" 2>/dev/null
+note "SIGKILL to the net agent; its table ip $NET_TABLE stays: $(nft list tables | grep -cx "table ip $NET_TABLE")"

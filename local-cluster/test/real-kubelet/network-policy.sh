@@ -4,7 +4,9 @@
 # the same node, directly and through the Service (whose DNAT keeps the client's address), and from
 # another node, while the node itself still reaches the pod; an egress deny-all is in place at a
 # container's very first instant (the CNI plugin waits for the rules); after a SIGKILL of the net
-# agent, the restarted agent finds the pods again: deleting the policy then opens the pod.
+# agent, the restarted agent finds the pods again: deleting the policy then opens the pod. While the
+# agent is down, a new pod's sandbox fails (no container runs unprotected); it starts once the agent
+# is back.
 
 for spec in web:1:app=web friend:1:access=yes stranger:1:access=no; do
   IFS=: read -r name node label <<<"$spec"
@@ -93,6 +95,7 @@ spec:
     command: [sh, -c, 'if printf "GET / HTTP/1.0\r\n\r\n" | nc -w 2 $web_ip 8080 | grep -q "^web$"; then echo first-act=connected; else echo first-act=blocked; fi']
 EOF2
 done
+net_agent_healthy() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$NET_AGENT_PORT/healthz") == ok ]]; }
 finished() { [[ $(pod_field "$1" '{.status.phase}') == Succeeded || $(pod_field "$1" '{.status.phase}') == Failed ]]; }
 for p in first-open first-isolated; do until_true 60 finished "$p" || note "$p did not finish within 60 s"; done
 open_first=$("${K[@]}" -n "$NS" logs first-open 2>&1 | tail -1)
@@ -117,3 +120,29 @@ else
   fail "policy deleted after the restart: the stranger reaches web within 20 s"
 fi
 "${K[@]}" -n "$NS" delete networkpolicy isolated-egress >/dev/null
+
+# -- the net agent down: a new pod's sandbox fails until it is back
+# shellcheck source=../../cluster-components.sh
+source "$LC_HOME/cluster-components.sh"
+kill -KILL "$(pid_of "$NET_AGENT")"
+cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: while-down}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n2}
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: app, image: $JRE_IMAGE, command: [sleep, '3600']}
+EOF2
+sandbox_failed() { has_events while-down FailedCreatePodSandBox; }
+check "while the net agent is down, a new pod's sandbox fails (FailedCreatePodSandBox)" until_true 30 sandbox_failed
+check "and none of its containers ran" test -z "$(pod_field while-down '{.status.containerStatuses[*].state.running}')"
+launch_component "$NET_AGENT" append
+t0=$(now_ms)
+check "the net agent is started again" until_true 60 net_agent_healthy
+if until_true 90 pod_ready while-down; then
+  pass "the pod starts once the agent is back ($(secs $(($(now_ms) - t0))) s after the agent's start, kubelet back-off included)"
+else
+  fail "the pod starts within 90 s of the agent's start"
+fi
