@@ -5,8 +5,8 @@
 #
 # Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
 #          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
-#          apps: danki/{operator,sample-service,k6-runner}:dev from the Dockerfile's runtime stages
-#                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
+#          apps: danki/{operator,sample-service,k6-runner,spring-shop}:dev from the Dockerfile's
+#                runtime stages (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
 #        node-images.sh import SOCKET    import every archive into the containerd at SOCKET (k8s.io)
@@ -247,7 +247,7 @@ check() {
   for st in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
     df=$REPO/Dockerfile
     [[ " ${TEST_STAGES[*]} " != *" $st "* ]] || df=$TEST_DOCKERFILE
-    [[ -f $IMAGES_DIR/$st.tar ]] || die "missing $IMAGES_DIR/$st.tar (run: make node-app-images)"
+    [[ -f $IMAGES_DIR/$st.tar ]] || die "missing $IMAGES_DIR/$st.tar (run: make images)"
     if "$HERE/dockerfile-stage.py" check "$df" "$st" "$IMAGES_DIR/$st.tar"; then
       log "danki/$st:$APP_TAG matches the $st stage of ${df#"$REPO"/}"
     else rc=1; fi
@@ -274,5 +274,5 @@ case ${1:-} in
   build) shift; build "$@" ;;
   import) [[ -n ${2:-} ]] || die "usage: node-images.sh import SOCKET"; import "$2" ;;
   check) check ;;
-  *) echo "usage: node-images.sh build [base|apps]... | import SOCKET | check" >&2; exit 2 ;;
+  *) echo "usage: node-images.sh build [base|apps|test]... | import SOCKET | check" >&2; exit 2 ;;
 esac
