@@ -6,7 +6,8 @@ node-images.sh builds danki's application images without Docker: this script tur
 into the files of the image's top layer and its config, and checks a built image against it.
 
   dockerfile-stage.py base    DOCKERFILE STAGE            the ARG that names the stage's base image
-  dockerfile-stage.py inputs  DOCKERFILE STAGE            local files the stage copies, one a line
+  dockerfile-stage.py inputs  DOCKERFILE STAGE            that ARG, then the local files the stage
+                                                          copies, one a line (one Python start)
   dockerfile-stage.py stage   DOCKERFILE STAGE ROOTFS     copy them into ROOTFS; print the plan (JSON)
   dockerfile-stage.py config  OCI_DIR TAG PLAN_JSON       set the image config of OCI_DIR:TAG
   dockerfile-stage.py check   DOCKERFILE STAGE ARCHIVE    the OCI archive has the stage's user,
@@ -267,7 +268,9 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "base":
         print(parse_stage(argv[2], argv[3])["base"])
     elif len(argv) == 4 and argv[1] == "inputs":
-        for local, _ in sources(parse_stage(argv[2], argv[3]), repo, bin_dir):
+        plan = parse_stage(argv[2], argv[3])
+        print(plan["base"])
+        for local, _ in sources(plan, repo, bin_dir):
             print(local)
     elif len(argv) == 5 and argv[1] == "stage":
         cmd_stage(argv[2], argv[3], argv[4], repo, bin_dir)

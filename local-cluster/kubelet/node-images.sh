@@ -207,10 +207,12 @@ base_of() {
 build_app() {
   local dockerfile=$1 stage=$2 hash t0 base files
   local ref=danki/$stage:$APP_TAG stage_py=$HERE/dockerfile-stage.py
+  # the base's ARG on the first line, then the files the stage copies
   files=$("$stage_py" inputs "$dockerfile" "$stage") || die "cannot build $ref (see above)"
-  base=$(base_of "$("$stage_py" base "$dockerfile" "$stage")")
+  base=$(base_of "${files%%$'\n'*}")
+  if [[ $files == *$'\n'* ]]; then files=${files#*$'\n'}; else files=; fi
   # shellcheck disable=SC2086 # one path a line, none with spaces
-  hash=$(stamp "$stage" "$dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "$(sha256sum $files)")
+  hash=$(stamp "$stage" "$dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "${files:+$(sha256sum $files)}")
   if is_current "$stage" "$hash"; then log "$ref up to date"; return; fi
   t0=$(now_ms)
   local rootfs=$WORK/$stage-rootfs oci=$WORK/oci
