@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1.7
-# danki images: `make docker-build` builds both runtime targets.
+# danki images: `make docker-build` builds the operator, sample-service and k6-runner targets.
 #   docker build --target operator       -t danki/operator:<tag> .
 #   docker build --target sample-service -t danki/sample-service:<tag> .
 #   docker build --target k6-runner      -t danki/k6-runner:<tag> .   (custom flows' runner pods)
+#   docker build --target spring-shop    -t danki/spring-shop:<tag> .  (the benchmarks' second target)
 #
 # Base images are pinned by version below. To pin them by digest as well (recommended for
 # releases), see docs/install.md, "Pinning base images by digest": resolve each tag with
@@ -30,6 +31,15 @@ COPY sample-service/src sample-service/src
 RUN --mount=type=cache,target=/root/.m2 \
     mvn -B -ntp -Dkotlin.compiler.daemon=false -DskipTests -Dktlint.skip -Ddetekt.skip \
       -pl operator,sample-service -am package
+
+# ---- spring-shop-build: the benchmarks' Spring Boot shop, a standalone Maven project ----
+# Its own stage: not in the root reactor, so a change to it never rebuilds the operator's jar.
+FROM ${MAVEN_IMAGE} AS spring-shop-build
+WORKDIR /src/bench/targets/spring-shop
+COPY bench/targets/spring-shop/pom.xml ./
+COPY bench/targets/spring-shop/src src
+RUN --mount=type=cache,target=/root/.m2 \
+    mvn -B -ntp -DskipTests package
 
 # ---- k6: the pinned k6, built from source through the Go module proxy ----
 FROM ${GO_IMAGE} AS k6
@@ -81,3 +91,15 @@ ENV K6_NO_USAGE_REPORT=true
 WORKDIR /tmp
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/k6", "run", "--no-usage-report", "--quiet", "--address", "", "/opt/danki/k6-scripts/runner.js"]
+
+# ---- spring-shop: JRE + bench/targets/spring-shop, a Spring Boot app danki does not own ----
+FROM ${JRE_IMAGE} AS spring-shop
+LABEL org.opencontainers.image.title="danki spring-shop" \
+      org.opencontainers.image.description="A Spring Boot web shop with a cold JVM, the second target of danki's benchmarks"
+COPY --from=spring-shop-build /src/bench/targets/spring-shop/target/spring-shop.jar /opt/danki/spring-shop.jar
+# Tomcat's work folder goes to java.io.tmpdir: /tmp, an emptyDir under a read-only root filesystem.
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+WORKDIR /opt/danki
+EXPOSE 8080
+USER 65532:65532
+ENTRYPOINT ["java", "-jar", "/opt/danki/spring-shop.jar"]

@@ -84,7 +84,7 @@ format: ## Format Kotlin sources with ktlint.
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-it test-cluster test-e2e test-faults ## Everything CI runs: lint, unit, API-server/PostgreSQL, cluster and fault tests.
+test: lint test-unit test-images test-it test-cluster test-e2e test-faults ## Everything CI runs: lint, unit, image, API-server/PostgreSQL, cluster and fault tests.
 
 .PHONY: test-unit
 test-unit: ## Unit tests (*Test) of every module.
@@ -105,4 +105,5 @@ include operator/operator.mk
 include cli/cli.mk
 include charts/chart.mk
 include bench/bench.mk
+include local-cluster/kubelet/images.mk
 include demo/demo.mk

@@ -36,3 +36,13 @@ test-report-browser: tool-browser ## demo-report.html from the recorded run's fi
 	python3 $(REPO)/demo/report.py html $(REPORT_TEST_DIR) $(REPORT_TEST_DIR)/demo-report.html
 	node $(REPO)/demo/tests/report_browser_test.mjs $(BROWSER_TOOLS) $(REPORT_TEST_DIR)/demo-report.html \
 	  $(REPORT_TEST_DIR)/expected.json $(REPORT_TEST_DIR)/demo-report.png
+
+# ---- the demo's own checks ---------------------------------------------------------------------------
+.PHONY: test-demo-scripts e2e-demo-watch
+test: test-demo-scripts
+test-demo-scripts: ## Unit tests of the demo's Python helpers (which pod states stop the demo).
+	python3 -m unittest discover -s $(REPO)/demo/tests -p 'test_*.py'
+
+e2e-suites: e2e-demo-watch
+e2e-demo-watch: ## On the running local cluster: a pod that cannot start stops the demo's waits at once, with its reason and last log lines.
+	@REPO=$(REPO) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(REPO)/demo/tests/watch-pods-e2e.sh

@@ -84,12 +84,63 @@ for s in json.load(sys.stdin)["items"]:
 }
 
 # use_cluster: point KUBECONFIG at local cluster instance CLUSTER_INSTANCE (default 0, the shared
-# one), where the local cluster's own scripts keep it.
+# one), where the local cluster's own scripts keep it; CLUSTER_DIR is that instance's folder.
 use_cluster() {
   export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-0}
-  KUBECONFIG=$(REPO=$REPO bash -c 'source "$REPO/local-cluster/cluster-env.sh" && echo "$KUBECONFIG_PATH"') ||
+  CLUSTER_DIR=$(REPO=$REPO bash -c 'source "$REPO/local-cluster/cluster-env.sh" && echo "$CLUSTER_DIR"') ||
     die "bad CLUSTER_INSTANCE=$CLUSTER_INSTANCE"
-  export KUBECONFIG
+  export KUBECONFIG=$CLUSTER_DIR/admin.kubeconfig
+}
+
+# pod_log_tail NS POD CONTAINER UID RESTARTS: the container's last 20 log lines, of its previous run
+# when it has restarted. The node agent serves no kubectl logs: its log files are read instead.
+# Prints nothing for a container that never ran.
+pod_log_tail() {
+  local ns=$1 pod=$2 container=$3 uid=$4 restarts=$5 previous=() file
+  ((restarts > 0)) && previous=(--previous)
+  $K -n "$ns" logs "$pod" -c "$container" --tail=20 "${previous[@]}" 2>/dev/null && return
+  file=${CLUSTER_DIR:-/nonexistent}/agent/pods/${ns}_${pod}_${uid}/$container.log
+  [[ ! -f $file ]] || tail -n 20 "$file"
+}
+
+# show_pod_trouble NS: for every pod of NS that cannot start, its reason and message, its last
+# Events and its last log lines, on stderr; true when there was one.
+show_pod_trouble() {
+  local ns=$1 rows pod container restarts reason message uid log
+  rows=$($K -n "$ns" get pods -o json 2>/dev/null | "$PY" "$DEMO_DIR/pod_trouble.py") && return 1
+  [[ -n $rows ]] || return 1
+  while IFS=$'\t' read -r _ pod container restarts reason message; do
+    printf '%spod %s/%s: %s%s%s\n' "$RED" "$ns" "$pod" "$reason" "${message:+: $message}" "$RESET" >&2
+    [[ $container == - ]] || printf '    container %s, %s restarts\n' "$container" "$restarts" >&2
+    $K -n "$ns" get events --field-selector "involvedObject.name=$pod" --sort-by=.lastTimestamp 2>/dev/null |
+      tail -n 5 | sed 's/^/    /' >&2
+    [[ $container == - ]] && continue
+    uid=$($K -n "$ns" get pod "$pod" -o jsonpath='{.metadata.uid}' 2>/dev/null || true)
+    log=$(pod_log_tail "$ns" "$pod" "$container" "$uid" "$restarts")
+    [[ -z $log ]] || printf '    last log lines of %s:\n%s\n' "$container" "$(sed 's/^/    | /' <<<"$log")" >&2
+  done <<<"$rows"
+  return 0
+}
+
+# watch_pods NS WHAT CMD...: run CMD (for example helm install --wait) while watching the pods of NS;
+# a pod that cannot start (pod_trouble.py) stops CMD at once and the demo with its reason and last
+# log lines. When CMD fails on its own, the pods of NS are shown as well.
+watch_pods() {
+  local ns=$1 what=$2 pid rc=0; shift 2
+  "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if show_pod_trouble "$ns"; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      die "$what: a pod in $ns cannot start (above)"
+    fi
+    sleep 2
+  done
+  wait "$pid" || rc=$?
+  ((rc == 0)) && return 0
+  show_pod_trouble "$ns" || $K -n "$ns" get pods -o wide >&2 || true
+  die "$what failed (exit $rc)"
 }
 
 # ensure_cluster: start the local cluster unless one answers; sets STARTED_CLUSTER=1 if it started it.

@@ -7,7 +7,9 @@
 #  4. scale both 1 -> 4, show progress  8. tear down (unless KEEP=1); exit non-zero on any failure
 #
 # Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 600),
-#      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1.
+#      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1;
+#      CLUSTER_KUBELET=real (with CLUSTER_INSTANCE 20..51, CLUSTER_NODES, NODE_CPU) runs it on the real
+#      kubelet and containerd, with the images built from the Dockerfile (make images).
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -38,7 +40,9 @@ teardown() {
   if cluster_running; then
     $K delete namespace "$NS" --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1 || warn "namespace $NS not deleted"
     if ((INSTALLED_CHART)); then
-      $HELM uninstall "$RELEASE" -n "$OPERATOR_NS" --wait --timeout 60s >/dev/null 2>&1 || warn "helm uninstall failed"
+      if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
+        $HELM uninstall "$RELEASE" -n "$OPERATOR_NS" --wait --timeout 60s >/dev/null 2>&1 || warn "helm uninstall failed"
+      fi
       $K delete namespace "$OPERATOR_NS" --ignore-not-found --wait=false >/dev/null 2>&1 || true
     fi
   fi
@@ -62,6 +66,8 @@ step 1/8 "building what is missing: pinned tools into bin/, then the jars"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   info "(a first run builds k6, helm and Kubernetes from source: about 20 minutes on 2 cores)"
   $MAKE -C "$REPO" --no-print-directory tools build
+  # the real kubelet's nodes import the images at start, so they are built before the cluster
+  [[ ${CLUSTER_KUBELET:-} != real ]] || $MAKE -C "$REPO" --no-print-directory images
 fi
 for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
 [[ -f $EXAM_START ]] || die "missing $EXAM_START"
@@ -73,9 +79,9 @@ if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
   info "release $RELEASE already installed in $OPERATOR_NS: using it"
 else
   # webhook mode, the chart's default: opting in rolls nothing
-  $HELM install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
-    --set image.tag=dev --wait --timeout 180s
-  INSTALLED_CHART=1
+  INSTALLED_CHART=1  # set first, so a half-installed release is uninstalled too
+  watch_pods "$OPERATOR_NS" "helm install" "$HELM" install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" \
+    --create-namespace --set image.tag=dev --wait --timeout 180s
 fi
 wait_for 30 "the WarmupRun CRD" $K wait --for=condition=Established crd/warmupruns.danki.dev --timeout=5s
 $K -n "$OPERATOR_NS" get pods -o wide
@@ -89,7 +95,7 @@ info "danki's webhook gates exam-warm's pod as it is created (the Deployment is 
 wait_for 60 "danki's readiness gate on exam-warm's pod" bash -c \
   "$K -n $NS get pods -l app=exam-warm -o jsonpath='{.items[*].spec.readinessGates[*].conditionType}' | grep -q danki.dev/warmed"
 for d in exam-cold exam-warm; do
-  $K -n "$NS" rollout status "deploy/$d" --timeout="${WARM_TIMEOUT}s" || die "$d did not roll out"
+  watch_pods "$NS" "the rollout of $d" "$K" -n "$NS" rollout status "deploy/$d" --timeout="${WARM_TIMEOUT}s"
 done
 mapfile -t OLD_PODS < <(pods_of "$NS" exam-warm; pods_of "$NS" exam-cold)
 info "running: ${OLD_PODS[*]}"
@@ -108,6 +114,8 @@ while :; do
     "$PY" "$DEMO_DIR/progress.py" "$(elapsed "$T_SCALE")" "$REPLICAS" "$OUT/timeline.jsonl" exam-warm exam-cold || rc=$?
   ((rc == 0)) && break
   ((rc == 3)) || die "progress.py failed (exit $rc)"
+  ! show_pod_trouble "$NS" || die "a new pod cannot start (above)"
+  ! show_pod_trouble "$OPERATOR_NS" || die "danki's operator cannot start (above)"
   (($(date +%s) < deadline)) || { fail_later "not every pod was Ready after ${WARM_TIMEOUT}s"; break; }
   sleep "$POLL_S"
 done

@@ -5,7 +5,7 @@
 What it checks, each a rule with a name in its error message:
   pinned-base      every FROM resolves (through ARG defaults) to image:version, never `latest`
                    or a bare name; an optional @sha256:<64 hex> digest is accepted
-  targets          the runtime targets `operator` and `sample-service` exist
+  targets          the runtime targets `operator`, `sample-service`, `k6-runner` and `spring-shop` exist
   non-root-user    each runtime target ends with USER <numeric uid>[:gid], uid not 0 (the kubelet
                    can only verify runAsNonRoot against a numeric UID)
   exec-entrypoint  each runtime target has an exec-form ENTRYPOINT (a JSON array), so the JVM is
@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-RUNTIME_TARGETS = ("operator", "sample-service", "k6-runner")
+RUNTIME_TARGETS = ("operator", "sample-service", "k6-runner", "spring-shop")
 IGNORE_REQUIRED = (".git", "bin", ".cluster", "**/target")
 
 
@@ -138,15 +138,20 @@ def check_k6(instrs, makefile_text):
 
 
 def ignored(path, patterns):
-    parts = Path(path.rstrip("/")).parts
+    """A pattern matches the path or a folder above it; the last matching one wins (`!` keeps)."""
+    path = path.rstrip("/")
+    parts = Path(path).parts
+    out = False
     for pat in patterns:
-        pat = pat.rstrip("/")
+        keep = pat.startswith("!")
+        pat = pat.lstrip("!").rstrip("/")
         if pat.startswith("**/"):
-            if pat[3:] in parts:
-                return True
-        elif parts and (parts[0] == pat or path.rstrip("/") == pat):
-            return True
-    return False
+            match = pat[3:] in parts
+        else:
+            match = path == pat or path.startswith(pat + "/")
+        if match:
+            out = not keep
+    return out
 
 
 def check_context(instrs, repo):

@@ -6,7 +6,8 @@ node-images.sh builds danki's application images without Docker: this script tur
 into the files of the image's top layer and its config, and checks a built image against it.
 
   dockerfile-stage.py base    DOCKERFILE STAGE            the ARG that names the stage's base image
-  dockerfile-stage.py inputs  DOCKERFILE STAGE            local files the stage copies, one a line
+  dockerfile-stage.py inputs  DOCKERFILE STAGE            that ARG, then the local files the stage
+                                                          copies, one a line (one Python start)
   dockerfile-stage.py stage   DOCKERFILE STAGE ROOTFS     copy them into ROOTFS; print the plan (JSON)
   dockerfile-stage.py config  OCI_DIR TAG PLAN_JSON       set the image config of OCI_DIR:TAG
   dockerfile-stage.py check   DOCKERFILE STAGE ARCHIVE    the OCI archive has the stage's user,
@@ -29,6 +30,7 @@ import tarfile
 # Where a build stage's output is on this machine: stage -> (path prefix in that stage, local folder).
 ARTIFACTS = {
     "build": ("/src/", "{repo}"),  # Maven in /src: operator/target/operator-all.jar etc.
+    "spring-shop-build": ("/src/", "{repo}"),  # bench/targets/spring-shop/target/spring-shop.jar
     "k6": ("/go/bin/", "{bin}"),  # the pinned k6 of `make tools`
 }
 CONFIG_KEYS = ("User", "Env", "Entrypoint", "Cmd", "WorkingDir", "ExposedPorts", "Labels")
@@ -102,17 +104,22 @@ def parse_stage(dockerfile, stage):
 
 
 def ignored(rel, patterns):
-    """The .dockerignore rules this repository uses: names, globs and **/ prefixes."""
+    """Docker's .dockerignore rules: a pattern matches the path or a folder above it (globs and
+    **/ prefixes), and the last matching one wins, so a `!` line brings back what an earlier one left
+    out."""
     parts = rel.split("/")
+    out = False
     for p in patterns:
-        if p.startswith("!"):
-            fail(f".dockerignore exceptions are not supported: {p}")
-        glob = p[3:] if p.startswith("**/") else p
-        for i in range(len(parts)):
-            candidates = ["/".join(parts[j : i + 1]) for j in range(i + 1)] if p.startswith("**/") else ["/".join(parts[: i + 1])]
-            if any(fnmatch.fnmatch(c, glob) for c in candidates):
-                return True
-    return False
+        keep = p.startswith("!")
+        glob = p[1:] if keep else p
+        if glob.startswith("**/"):
+            glob = glob[3:]
+            candidates = ["/".join(parts[j : i + 1]) for i in range(len(parts)) for j in range(i + 1)]
+        else:
+            candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        if any(fnmatch.fnmatch(c, glob.rstrip("/")) for c in candidates):
+            out = not keep
+    return out
 
 
 def sources(plan, repo, bin_dir):
@@ -184,8 +191,8 @@ def cmd_config(oci_dir, tag, plan_file):
     for e in plan["config"]["Env"]:
         env[e.split("=", 1)[0]] = e
     cfg["Env"] = list(env.values())
-    for key in ("User", "Entrypoint", "Cmd", "WorkingDir", "ExposedPorts", "Labels"):
-        if key in plan["config"]:
+    for key in CONFIG_KEYS:
+        if key != "Env" and key in plan["config"]:
             cfg[key] = plan["config"][key]
     if "Entrypoint" in plan["config"] and "Cmd" not in plan["config"]:
         cfg.pop("Cmd", None)  # a new ENTRYPOINT resets the base's CMD
@@ -196,10 +203,11 @@ def cmd_config(oci_dir, tag, plan_file):
         json.dump(index, f)
 
 
-def cmd_check(dockerfile, stage, archive, repo, bin_dir):
-    """Prints each difference between the archive and the stage; exits 1 if there is any."""
-    plan = parse_stage(dockerfile, stage)
-    problems = []
+def read_archive(archive, wanted):
+    """(image config, {path: (owner uid, gid, sha256)}) of an OCI archive, for the paths in wanted.
+    Layers are read from the top down and only until every wanted path is found: the stage's files
+    are in the top layer, so the base's large layers are not decompressed."""
+    files = {}
     with tarfile.open(archive) as tar:  # an OCI archive: index.json, blobs/sha256/<digest>
 
         def blob(digest):
@@ -207,29 +215,48 @@ def cmd_check(dockerfile, stage, archive, repo, bin_dir):
 
         manifest = json.loads(blob(json.load(tar.extractfile("index.json"))["manifests"][0]["digest"]))
         cfg = json.loads(blob(manifest["config"]["digest"])).get("config", {})
-        files = {}
-        for layer in manifest["layers"]:
+        for layer in reversed(manifest["layers"]):
+            if wanted <= files.keys():
+                break
             with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as lt:
-                for m in lt.getmembers():
-                    if m.isfile():
-                        files["/" + m.name.lstrip("./")] = (m, hashlib.sha256(lt.extractfile(m).read()).hexdigest())
-    want = plan["config"]
-    for key in ("User", "Entrypoint", "Cmd", "WorkingDir", "ExposedPorts", "Labels"):
-        if key in want and cfg.get(key) != want[key]:
+                for m in lt:
+                    path = "/" + m.name.lstrip("./")
+                    if m.isfile() and path in wanted and path not in files:
+                        files[path] = (m.uid, m.gid, hashlib.sha256(lt.extractfile(m).read()).hexdigest())
+    return cfg, files
+
+
+def differences(want, cfg, files, copies):
+    """Each way the image (cfg, files as read_archive returns them) differs from the stage: its
+    config (want) and its copies [(image path, sha256, what was copied)]. Env is compared by entry:
+    the base's other variables may stay, as in `docker build`."""
+    problems = []
+    for key in CONFIG_KEYS:
+        if key != "Env" and key in want and cfg.get(key) != want[key]:
             problems.append(f"{key}: image has {cfg.get(key)!r}, the Dockerfile says {want[key]!r}")
     for e in want["Env"]:
         if e not in (cfg.get("Env") or []):
             problems.append(f"Env: image lacks {e!r}")
-    for local, dst in sources(plan, repo, bin_dir):
-        with open(local, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
+    for dst, digest, what in copies:
         got = files.get(dst)
         if got is None:
-            problems.append(f"file {dst} missing (COPY of {os.path.relpath(local, repo)})")
-        elif got[1] != digest:
-            problems.append(f"file {dst} differs from {local}")
-        elif got[0].uid != 0 or got[0].gid != 0:
-            problems.append(f"file {dst} is owned by {got[0].uid}:{got[0].gid}, COPY makes it 0:0")
+            problems.append(f"file {dst} missing (COPY of {what})")
+        elif got[2] != digest:
+            problems.append(f"file {dst} differs from {what}")
+        elif got[:2] != (0, 0):
+            problems.append(f"file {dst} is owned by {got[0]}:{got[1]}, COPY makes it 0:0")
+    return problems
+
+
+def cmd_check(dockerfile, stage, archive, repo, bin_dir):
+    """Prints each difference between the archive and the stage; exits 1 if there is any."""
+    plan = parse_stage(dockerfile, stage)
+    copies = []
+    for local, dst in sources(plan, repo, bin_dir):
+        with open(local, "rb") as f:
+            copies.append((dst, hashlib.sha256(f.read()).hexdigest(), os.path.relpath(local, repo)))
+    cfg, files = read_archive(archive, {dst for dst, _, _ in copies})
+    problems = differences(plan["config"], cfg, files, copies)
     for p in problems:
         print(f"{os.path.basename(archive)} vs stage {stage}: {p}")
     return 1 if problems else 0
@@ -241,7 +268,9 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "base":
         print(parse_stage(argv[2], argv[3])["base"])
     elif len(argv) == 4 and argv[1] == "inputs":
-        for local, _ in sources(parse_stage(argv[2], argv[3]), repo, bin_dir):
+        plan = parse_stage(argv[2], argv[3])
+        print(plan["base"])
+        for local, _ in sources(plan, repo, bin_dir):
             print(local)
     elif len(argv) == 5 and argv[1] == "stage":
         cmd_stage(argv[2], argv[3], argv[4], repo, bin_dir)

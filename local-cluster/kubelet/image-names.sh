@@ -13,7 +13,7 @@ JRE_IMAGE=localhost/danki/jre:17
 SLIM_IMAGE=localhost/danki/debian:12-slim
 # The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
 # node agent's catalog name them. Stage name = image name after danki/.
-APP_STAGES=(operator sample-service k6-runner)
+APP_STAGES=(operator sample-service k6-runner spring-shop)
 APP_TAG=dev
 # Stands in for the test images' PYTHON_IMAGE: the host's Python 3.11 on the slim base.
 PYTHON_IMAGE=localhost/danki/python:3.11

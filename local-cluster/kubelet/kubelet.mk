@@ -24,12 +24,7 @@ real-kubelet-deps: tool-kubelet node-images $(AGENT_JAR)
 test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-kubelet cluster: 3 nodes on instance $(TEST_REAL_KUBELET_INSTANCE) (not in make test).
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
 
-.PHONY: node-app-images check-node-images
-node-app-images: build tool-k6 node-images ## Build danki's operator, sample-service and k6-runner images, and the http-status and http-fetch test images, from their Dockerfile stages on the local bases.
-	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build apps test
-
-check-node-images: ## Compare each local application image with its Dockerfile stage (user, env, entrypoint, workdir, files).
-	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
+# danki's own images: `make images` and `make test-images`, in images.mk.
 
 .PHONY: lint-real-kubelet
 lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test, compile the Python ones (part of make lint).

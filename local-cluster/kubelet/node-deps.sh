@@ -3,7 +3,10 @@
 # to the versions this path was tested with: containerd (with ctr), runc, the CNI plugins, and the
 # image tools umoci and skopeo (images are built here, without a registry), plus busybox-static
 # (the shell and core tools of the local base image). Skips what is already installed at the pinned
-# version; fails with a clear message when apt cannot install it. Called by `make node-deps`.
+# version; fails with a clear message when apt cannot install it. Called by `make node-deps`, and
+# with `images` by `make image-deps`: only the image tools, for `make images` and `make test-images`.
+#
+# Usage: node-deps.sh [all|images]
 #
 # Pins are upstream versions matched as apt version globs (`containerd=1.6.20*`), so a Debian
 # security rebuild of the same release still installs; another release is refused.
@@ -11,14 +14,21 @@
 # docs/local-cluster-real-kubelet.md, "containerd 2.x".
 set -euo pipefail
 
-PINS=(
+RUNTIME_PINS=(
   containerd=1.6.20
   runc=1.1.5
   containernetworking-plugins=1.1.1
+)
+IMAGE_PINS=(
   umoci=0.4.7
   skopeo=1.9.3
   busybox-static=1:1.35.0 # Debian's version carries an epoch
 )
+case ${1:-all} in
+  all) PINS=("${RUNTIME_PINS[@]}" "${IMAGE_PINS[@]}") ;;
+  images) PINS=("${IMAGE_PINS[@]}") ;;
+  *) echo "usage: node-deps.sh [all|images]" >&2; exit 2 ;;
+esac
 
 # installed_version pkg: its Debian version (with epoch), empty when not installed
 installed_version() { dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | awk '$3 == "installed" {print $4}' || true; }
@@ -32,7 +42,7 @@ for pin in "${PINS[@]}"; do
   missing+=("$pkg=$want*")
 done
 if ((${#missing[@]} == 0)); then
-  echo "node-deps: containerd, runc, CNI plugins, umoci, skopeo, busybox-static present at their pinned versions" >&2
+  echo "node-deps: ${PINS[*]%%=*} present at their pinned versions" >&2
   exit 0
 fi
 ((EUID == 0)) || { echo "node-deps: installing ${missing[*]} needs root" >&2; exit 1; }

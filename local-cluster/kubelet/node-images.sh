@@ -5,8 +5,8 @@
 #
 # Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
 #          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
-#          apps: danki/{operator,sample-service,k6-runner}:dev from the Dockerfile's runtime stages
-#                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
+#          apps: danki/{operator,sample-service,k6-runner,spring-shop}:dev from the Dockerfile's
+#                runtime stages (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
 #        node-images.sh import SOCKET    import every archive into the containerd at SOCKET (k8s.io)
@@ -207,10 +207,12 @@ base_of() {
 build_app() {
   local dockerfile=$1 stage=$2 hash t0 base files
   local ref=danki/$stage:$APP_TAG stage_py=$HERE/dockerfile-stage.py
+  # the base's ARG on the first line, then the files the stage copies
   files=$("$stage_py" inputs "$dockerfile" "$stage") || die "cannot build $ref (see above)"
-  base=$(base_of "$("$stage_py" base "$dockerfile" "$stage")")
+  base=$(base_of "${files%%$'\n'*}")
+  if [[ $files == *$'\n'* ]]; then files=${files#*$'\n'}; else files=; fi
   # shellcheck disable=SC2086 # one path a line, none with spaces
-  hash=$(stamp "$stage" "$dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "$(sha256sum $files)")
+  hash=$(stamp "$stage" "$dockerfile" "$(cat "$IMAGES_DIR/$base.stamp")" "${files:+$(sha256sum $files)}")
   if is_current "$stage" "$hash"; then log "$ref up to date"; return; fi
   t0=$(now_ms)
   local rootfs=$WORK/$stage-rootfs oci=$WORK/oci
@@ -247,7 +249,7 @@ check() {
   for st in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
     df=$REPO/Dockerfile
     [[ " ${TEST_STAGES[*]} " != *" $st "* ]] || df=$TEST_DOCKERFILE
-    [[ -f $IMAGES_DIR/$st.tar ]] || die "missing $IMAGES_DIR/$st.tar (run: make node-app-images)"
+    [[ -f $IMAGES_DIR/$st.tar ]] || die "missing $IMAGES_DIR/$st.tar (run: make images)"
     if "$HERE/dockerfile-stage.py" check "$df" "$st" "$IMAGES_DIR/$st.tar"; then
       log "danki/$st:$APP_TAG matches the $st stage of ${df#"$REPO"/}"
     else rc=1; fi
@@ -274,5 +276,5 @@ case ${1:-} in
   build) shift; build "$@" ;;
   import) [[ -n ${2:-} ]] || die "usage: node-images.sh import SOCKET"; import "$2" ;;
   check) check ;;
-  *) echo "usage: node-images.sh build [base|apps]... | import SOCKET | check" >&2; exit 2 ;;
+  *) echo "usage: node-images.sh build [base|apps|test]... | import SOCKET | check" >&2; exit 2 ;;
 esac

@@ -1,12 +1,13 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, LC_HOME, helpers from lib.sh)
 # danki's application and test images, built from their Dockerfile stages on the local bases (make
-# node-app-images): each matches its stage; the sample service's JVM starts on a 0.5-CPU node as
-# the image's user; the k6 runner's k6 runs; http-fetch on one node fetches http-status on another.
-# Skipped, with a note, when they were not built.
+# images): each matches its stage; the sample service's JVM starts on a 0.5-CPU node as the image's
+# user, and spring-shop's Spring Boot on another answers its readiness probe; the k6 runner's k6
+# runs; http-fetch on one node fetches http-status on another. Skipped, with a note, when they were
+# not built.
 
 images_dir=${IMAGES_DIR:-$REPO/.build/node-images}
-if [[ ! -f $images_dir/sample-service.tar || ! -f $images_dir/k6-runner.tar || ! -f $images_dir/http-fetch.tar ]]; then
-  note "application images not built (make node-app-images): not checked"
+if [[ ! -f $images_dir/sample-service.tar || ! -f $images_dir/spring-shop.tar || ! -f $images_dir/http-fetch.tar ]]; then
+  note "application images not built (make images): not checked"
   return 0
 fi
 check "the application and test images match their Dockerfile stages (user, env, entrypoint, workdir, files)" \
@@ -23,6 +24,18 @@ spec:
   - name: app
     image: danki/sample-service:dev
     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
+    resources: {requests: {cpu: 250m, memory: 256Mi}, limits: {memory: 512Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: shop}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n2}
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: danki/spring-shop:dev
+    readinessProbe: {httpGet: {path: /actuator/health/readiness, port: 8080}, periodSeconds: 1}
     resources: {requests: {cpu: 250m, memory: 256Mi}, limits: {memory: 512Mi}}
 ---
 apiVersion: v1
@@ -67,6 +80,15 @@ else
   "${K[@]}" -n "$NS" logs sample --tail=20 2>&1 | sed 's/^/      /'
 fi
 check "the sample service runs as the image's user 65532" test "$("${K[@]}" -n "$NS" exec sample -- id -u 2>&1)" == 65532
+if until_true 150 pod_ready shop; then
+  pass "danki/spring-shop:dev is Ready (Spring Boot's readiness probe) on a 0.5-CPU node ($(secs $(($(now_ms) - t0))) s from apply)"
+else
+  fail "danki/spring-shop:dev is Ready within 150 s of the sample service"
+  "${K[@]}" -n "$NS" logs shop --tail=20 2>&1 | sed 's/^/      /'
+fi
+shop_ip=$(pod_field shop '{.status.podIP}')
+check "  ... it answers GET /api/products/17 from the host" \
+  grep -q '"id":17' <<<"$(curl -s --max-time 5 "http://$shop_ip:8080/api/products/17")"
 pod_done() { [[ $(pod_field k6 '{.status.phase}') == Succeeded ]]; }
 until_true 60 pod_done
 k6_version=$("${K[@]}" -n "$NS" logs k6 2>/dev/null | head -1)

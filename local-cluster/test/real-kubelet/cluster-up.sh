@@ -3,6 +3,7 @@
 # budgets, and its CPU budget is the CFS quota on its cgroup root.
 
 t0=$(now_ms)
+mkdir -p "$(dirname "$CLUSTER_DIR")" # a fresh clone has no .cluster/ for the log yet
 if "$LC_HOME/cluster-up.sh" >"$CLUSTER_DIR.up.log" 2>&1; then
   pass "cold cluster-up with $CLUSTER_NODES real-kubelet nodes ($(secs $(($(now_ms) - t0))) s)"
 else

@@ -2,7 +2,7 @@
 # runs it with `sh -c` inside `ip netns exec`, which gives it a private mount namespace that is a
 # slave of the host's: what it mounts here is never seen by the host.
 #
-#   sh -c "$(cat container-launch.sh)" launch <stage> <workdir> [<source> <target> ro|rw]... -- <argv>...
+#   sh -c "$(cat container-launch.sh)" launch <stage> <workdir> <repo> [<source> <target> ro|rw]... -- <argv>...
 #
 # Each <source> (a host file or folder: a volume, the service-account files, the termination-log
 # file) is bind-mounted at <target>, parents before children. The host's file system is the
@@ -12,9 +12,14 @@
 # A process never sees a mount over its own root, so when that parent is / itself, a private copy
 # of / is built under <stage> and the command runs chrooted into it. <stage> is an empty host folder
 # for the mount points this needs. Fails with exit status 111 and a message in the container log.
+#
+# <repo> holds the images' files (the catalog's commands run from it). A volume mounted over one of
+# its parents, such as the chart's /tmp emptyDir over a clone under /tmp, must not hide it: then the
+# mounts go into a private copy of / (where the host's paths, and so the later sources, stay
+# readable until the chroot) and <repo> is mounted back at its own path inside that volume.
 
-stage=$1 workdir=$2
-shift 2
+stage=$1 workdir=$2 repo=$(realpath -m -- "$3")
+shift 3
 root=""     # the private copy of / once one was needed, else empty
 private=" " # folders (as the container sees them) where making a new entry touches no host folder
 count=0
@@ -90,8 +95,12 @@ make_target() {
 }
 
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
-  source=$1 target=$2 access=$3
+  # symbolic links resolved as the host's / has them, which a private copy repeats (/var/run -> /run)
+  source=$1 target=$(realpath -m -- "$2") access=$3
   shift 3
+  hides_repo=false
+  case $repo/ in "${target%/}"/?*) hides_repo=true ;; esac
+  if [ "$hides_repo" = true ] && [ -z "$root" ]; then private_root; fi
   if [ -d "$source" ]; then make_target "$target" d; else make_target "$target" f; fi
   mount --bind "$source" "$root$target" || fail "cannot mount $source at $target"
   if [ "$access" = ro ]; then
@@ -99,6 +108,10 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
   fi
   # an entry made inside a mounted volume lands in that volume's own folder, not in a host folder
   private="$private$target "
+  if [ "$hides_repo" = true ]; then
+    make_target "$repo" d
+    mount --bind "$repo" "$root$repo" || fail "cannot mount $repo back inside $target"
+  fi
 done
 shift
 

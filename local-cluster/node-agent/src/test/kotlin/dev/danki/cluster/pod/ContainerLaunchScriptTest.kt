@@ -23,6 +23,7 @@ class ContainerLaunchScriptTest {
     @AfterTest
     fun cleanUp() = deleteTree(dir)
 
+    /** Runs [command] with [mounts], in [dir] as the working dir and the repository. */
     private fun launch(mounts: List<BindMount>, command: String): Pair<Int, String> {
         assumeTrue(
             ProcessHandle
@@ -34,7 +35,7 @@ class ContainerLaunchScriptTest {
         )
         val argv =
             listOf("unshare", "--mount", "--propagation", "slave", "sh", "-c", script, "launch") +
-                listOf(dir.resolve("stage").toString(), dir.toString()) +
+                listOf(dir.resolve("stage").toString(), dir.toString(), dir.toString()) +
                 mounts.flatMap { listOf(it.source.toString(), it.target, if (it.readOnly) "ro" else "rw") } +
                 listOf("--", "sh", "-c", command)
         val process = ProcessBuilder(argv).redirectErrorStream(true).start()
@@ -76,6 +77,26 @@ class ContainerLaunchScriptTest {
         val (exit, output) = launch(listOf(BindMount(volume, target, true)), "cat $target/token")
         assertEquals(0 to "abc", exit to output)
         assertFalse(Files.exists(Path.of("/var/run/$unique")), "/var/run/$unique must not exist on the host")
+    }
+
+    @Test
+    fun `a volume over a parent of the repository keeps the repository and later sources visible`() {
+        // The chart's /tmp emptyDir over a clone under /tmp: before, the repository (the working dir
+        // and the images' files) and the agent's own files below it vanished, and the launch failed.
+        val parent = dir.parent.toString()
+        val emptyDir = Files.createDirectories(dir.resolve("empty-dir"))
+        val token = Files.createDirectories(dir.resolve("token"))
+        Files.writeString(token.resolve("token"), "abc")
+        Files.writeString(dir.resolve("image-file"), "from the repository")
+        val tokenTarget = "/var/run/$unique/serviceaccount"
+        val (exit, output) =
+            launch(
+                listOf(BindMount(emptyDir, parent, false), BindMount(token, tokenTarget, true)),
+                "pwd; cat image-file; echo; cat $tokenTarget/token; echo; echo scratch > $parent/new; ls $parent",
+            )
+        assertEquals(0 to "$dir\nfrom the repository\nabc\n${dir.fileName}\nnew", exit to output)
+        assertEquals("scratch\n", Files.readString(emptyDir.resolve("new")), "the volume holds what the command wrote")
+        assertFalse(Files.exists(Path.of(parent, "new")), "the host's $parent is untouched")
     }
 
     @Test
