@@ -25,6 +25,7 @@ object ContainerCommand {
         val stage = context.dir.resolve("mounts").resolve(container.name)
         val mounts = spec.mounts.flatMap { listOf(it.source.toString(), it.target, if (it.readOnly) "ro" else "rw") }
         return listOf(tools.setsid, tools.ip, "netns", "exec", context.netns, tools.sh, "-c", LAUNCH_SCRIPT, "launch") +
-            listOf(stage.toString(), spec.workingDir.toString(), context.config.repo.toString()) + mounts + "--" + spec.argv
+            listOf(stage.toString(), spec.workingDir.toString(), context.config.repo.toString()) +
+            mounts + "--" + spec.argv
     }
 }
