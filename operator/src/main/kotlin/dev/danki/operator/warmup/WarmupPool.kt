@@ -116,20 +116,19 @@ class WarmupPool(
     /** Cancels every run of a pod except [keep] (the run for its current restart count). */
     fun cancelPod(podKey: String, keep: String? = null) {
         turnedAway.entries.removeIf { it.value == podKey && it.key != keep }
-        synchronized(lock) {
-            tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.forEach {
-                it.task.cancel()
-                drop(it)
+        val cancelled =
+            synchronized(lock) {
+                tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.onEach { drop(it) }
             }
-        }
+        // outside the lock: killing k6 waits for it to end, and a runner pod's cancel calls the API
+        cancelled.forEach { it.task.cancel() }
         publish()
     }
 
-    /** Forgets a queued [entry] (under [lock]); true when it had not started. */
+    /** Forgets a queued [entry] (under [lock]), which then never starts; true when it had not started. */
     private fun drop(entry: Entry): Boolean {
         val withdrawn = entry.task.withdraw()
         if (withdrawn) {
-            entry.task.cancel()
             waiting.remove(entry.task.runKey)
             tasks.remove(entry.task.runKey, entry)
         }

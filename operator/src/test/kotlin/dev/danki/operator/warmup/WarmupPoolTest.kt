@@ -7,9 +7,11 @@ import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
 import java.time.Duration
 import java.util.Collections
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
 
 /** The pool's queue: waiting, withdrawing before a start, turning away when full, and what it reports. */
 class WarmupPoolTest {
@@ -200,6 +202,47 @@ class WarmupPoolTest {
         nextFinished().crash.shouldNotBeNull()
         quick("b")
         nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `a slow cancel does not hold up the pool meanwhile`() {
+        newPool(slots = 2)
+        val started = CountDownLatch(1)
+        val cancelling = CountDownLatch(1)
+        val killed = CountDownLatch(1)
+        pool.submit("a", "ns/a") { task ->
+            // like K6Process.kill, which waits for the process to end
+            task.process = SlowCancel(cancelling, killed)
+            started.countDown()
+            killed.await(10, TimeUnit.SECONDS)
+        }
+        started.await(10, TimeUnit.SECONDS) shouldBe true
+        val cancel = thread { pool.cancelPod("ns/a") }
+        try {
+            cancelling.await(10, TimeUnit.SECONDS) shouldBe true
+            CompletableFuture.supplyAsync { quick("b") }.get(5, TimeUnit.SECONDS) shouldBe true
+            nextFinished().runKey shouldBe "b"
+            pool.running() shouldBe 1
+        } finally {
+            killed.countDown()
+            cancel.join()
+        }
+        nextFinished().runKey shouldBe "a"
+    }
+
+    /** An attempt whose [cancel] returns only once the process is [killed]. */
+    private class SlowCancel(
+        private val cancelling: CountDownLatch,
+        private val killed: CountDownLatch,
+    ) : RunningAttempt {
+        override fun await() = K6Outcome.Cancelled
+
+        override fun cancel() {
+            cancelling.countDown()
+            killed.await(10, TimeUnit.SECONDS)
+        }
+
+        override fun cleanUp() = Unit
     }
 
     @Test
