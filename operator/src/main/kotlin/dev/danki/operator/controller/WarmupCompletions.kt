@@ -11,17 +11,17 @@ import java.util.concurrent.ConcurrentHashMap
  * attempt) fails that reconcile with its exception, so JOSDK's retry spaces the next tries.
  */
 class WarmupCompletions : SimpleInboundEventSource<Pod>(NAME) {
-    private val crashes = ConcurrentHashMap<String, Exception>()
+    private val crashes = ConcurrentHashMap<String, Throwable>()
 
     /** [podKey] is `namespace/name`. */
-    fun finished(podKey: String, crash: Exception?) {
+    fun finished(podKey: String, crash: Throwable?) {
         val (namespace, name) = podKey.split('/', limit = 2)
         if (crash != null) crashes[podKey] = crash
         propagateEvent(ResourceID(name, namespace))
     }
 
     /** The crash of [podKey]'s last warm-up, once; null when it ended normally. */
-    fun takeCrash(podKey: String): Exception? = crashes.remove(podKey)
+    fun takeCrash(podKey: String): Throwable? = crashes.remove(podKey)
 
     private companion object {
         const val NAME = "warmup-completions"

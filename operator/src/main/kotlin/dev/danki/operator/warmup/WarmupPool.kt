@@ -24,7 +24,7 @@ class WarmupPool(
     private val capacity: Int,
     private val onChange: (running: Int, queued: Int) -> Unit,
     private val shares: FairShare = FairShare.unlimited(concurrency),
-    private val onFinished: (task: WarmupTask, crash: Exception?) -> Unit = { _, _ -> },
+    private val onFinished: (task: WarmupTask, crash: Throwable?) -> Unit = { _, _ -> },
 ) {
     private val log = LoggerFactory.getLogger(WarmupPool::class.java)
     private val lock = Any()
@@ -212,7 +212,7 @@ class WarmupPool(
 
     private fun runTask(entry: Entry) {
         val task = entry.task
-        var crash: Exception? = null
+        var crash: Throwable? = null
         if (task.begin()) {
             task.pauser = { delay -> pauseOutside(entry, delay) }
             publish()
@@ -228,10 +228,12 @@ class WarmupPool(
         } finally {
             dispatch()
         }
+        // the slot is free and the run reported: an Error (out of memory, a broken class) still ends the thread
+        if (crash is Error) throw crash
     }
 
     /** The warm-up itself; what it threw, if anything. */
-    private fun runBody(entry: Entry): Exception? {
+    private fun runBody(entry: Entry): Throwable? {
         val task = entry.task
         return try {
             if (!task.cancelled) entry.body(task)
@@ -241,10 +243,10 @@ class WarmupPool(
             Thread.currentThread().interrupt()
             e
         } catch (
-            @Suppress("TooGenericExceptionCaught") e: Exception,
+            @Suppress("TooGenericExceptionCaught") e: Throwable,
         ) {
-            // worker boundary: one broken warm-up (a cancelled one included) must not take the worker,
-            // or the pod's next reconcile, with it
+            // worker boundary: one broken warm-up (a cancelled one included) must not take its slot, or
+            // the pod's next reconcile, with it; not even an Error, or the run would stay "running" for good
             log
                 .atError()
                 .addKeyValue("run", task.runKey)

@@ -3,6 +3,7 @@ package dev.danki.operator.warmup
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.types.shouldBeInstanceOf
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
 import java.time.Duration
@@ -23,7 +24,7 @@ class WarmupPoolTest {
     /** What the pool said when a task finished, and what it showed about that run at that moment. */
     private data class Finished(
         val runKey: String,
-        val crash: Exception?,
+        val crash: Throwable?,
         val stillRunning: Boolean,
         val stillQueued: Boolean,
     )
@@ -200,6 +201,16 @@ class WarmupPoolTest {
         newPool()
         pool.submit("a", "ns/a") { throw java.util.concurrent.CancellationException("cancelled mid-run") }
         nextFinished().crash.shouldNotBeNull()
+        quick("b")
+        nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `an Error thrown by a warm-up still frees its slot and ends the run as crashed`() {
+        newPool(slots = 1)
+        pool.submit("a", "ns/a") { throw StackOverflowError("a warm-up recursed too deep") }
+        nextFinished().crash.shouldBeInstanceOf<StackOverflowError>()
+        pool.running() shouldBe 0
         quick("b")
         nextFinished().runKey shouldBe "b"
     }
