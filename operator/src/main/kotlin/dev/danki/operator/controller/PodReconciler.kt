@@ -81,7 +81,6 @@ class PodReconciler(
 
     override fun reconcile(resource: Pod, context: Context<Pod>): UpdateControl<Pod> {
         val podKey = "${resource.metadata.namespace}/${resource.metadata.name}"
-        completions.takeCrash(podKey)?.let { throw it }
         if (context.isPrimaryResourceDeleted) {
             missedGates?.forget(resource)
         } else if (!PodGate.hasGate(resource)) {
@@ -114,6 +113,7 @@ class PodReconciler(
     private fun forget(podKey: String): Duration? {
         pool.cancelPod(podKey)
         optOut.forget(podKey)
+        completions.forget(podKey)
         readySeen.keys.removeIf { it.startsWith("$podKey/") }
         return null
     }
@@ -188,7 +188,8 @@ class PodReconciler(
             }
 
             GateDecision.START -> {
-                actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+                completions.backoff(ctx.podKey)?.let { minOf(it, RunActions.untilDeadline(ctx.deadline)) }
+                    ?: actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
             }
 
             GateDecision.RELEASE -> {
