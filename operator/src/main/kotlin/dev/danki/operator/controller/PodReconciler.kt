@@ -150,7 +150,7 @@ class PodReconciler(
             containersReady = PodGate.containersReady(pod) != null,
             hasPodIP = !pod.status?.podIP.isNullOrEmpty(),
             gateTrue = PodGate.conditionOf(pod)?.let { it.status == "True" },
-            runPhase = recorder.finalPhase(ctx.runKey) ?: ctx.cachedRun?.status?.phase,
+            runPhase = recorder.finalStatus(ctx.runKey)?.phase ?: ctx.cachedRun?.status?.phase,
             olderRunExists = runsOf(pod).any { (it.spec?.restartCount ?: 0) < ctx.restarts },
             runningHere = pool.isRunning(ctx.runKey),
             queuedHere = pool.isQueued(ctx.runKey),
@@ -232,9 +232,8 @@ class PodReconciler(
                 actions.fail(ctx, Keys.RunConditions.REASON_TARGET_REFUSED, refusal)
             }
 
-            GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
-            GateDecision.RELEASE,
-            -> {
+            // WAIT, and the decisions act() handles itself
+            else -> {
                 Unit
             }
         }

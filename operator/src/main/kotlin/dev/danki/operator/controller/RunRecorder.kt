@@ -1,6 +1,8 @@
 package dev.danki.operator.controller
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.BoundedMap
@@ -10,6 +12,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.DurationFormat
@@ -38,9 +41,6 @@ class RunRecorder(
 ) {
     private val json = ObjectMapper()
     private val finals: MutableMap<String, FinalResult> = Collections.synchronizedMap(BoundedMap(MAX_REMEMBERED))
-
-    /** The final phase this process recorded for a run, ahead of the informer cache. */
-    fun finalPhase(runKey: String): String? = finalStatus(runKey)?.phase
 
     /** The final status this process recorded for a run, ahead of the informer cache. */
     fun finalStatus(runKey: String): WarmupRunStatus? = finals[runKey]?.status
@@ -92,8 +92,8 @@ class RunRecorder(
     fun failed(ref: RunRef, status: WarmupRunStatus, reason: String, why: String) {
         end(status, WarmupRun.PHASE_FAILED, reason, why)
         val open = ref.policy == FailurePolicy.OPEN
+        val outcome = if (open) "released (failure policy open)" else "kept out of its Service (failure policy closed)"
         finish(ref, status) {
-            val outcome = if (open) "released (failure policy open)" else "kept out of its Service (failure policy closed)"
             events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; pod $outcome")
             val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
             metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
@@ -183,4 +183,15 @@ class RunRecorder(
         private const val MAX_REMEMBERED = 5_000
         private const val NOT_FOUND = 404
     }
+}
+
+/** A run's final status and the spec whose failure policy turns it into a gate decision. */
+data class FinalResult(
+    val status: WarmupRunStatus,
+    val spec: WarmupRunSpec,
+) {
+    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+
+    /** The pod's gate condition this result stands for. */
+    fun gate(): GateCondition = GateRule.finished(status, policy)
 }

@@ -33,7 +33,6 @@ class PodReconcilerTest {
     private val recorder =
         mockk<RunRecorder> {
             every { finalStatus(any()) } returns null
-            every { finalPhase(any()) } returns null
         }
     private val actions =
         mockk<RunActions>(relaxed = true) { every { start(any(), any()) } returns Duration.ofMinutes(5) }
@@ -54,8 +53,6 @@ class PodReconcilerTest {
     private fun reconcile(): Long? = reconciler.reconcile(pod, context).scheduleDelay.orElse(null)
 
     private fun crash() = completions.finished("shop/web-1", IllegalStateException("k6 binary vanished"))
-
-    private fun starts() = verify { actions.start(any(), any()) }
 
     @Test
     fun `a crashed warm-up starts again only after its own back-off, which doubles`() {

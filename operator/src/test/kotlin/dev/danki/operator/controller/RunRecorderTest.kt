@@ -89,6 +89,6 @@ class RunRecorderTest {
         every { gate.write(any(), any()) } throws KubernetesClientException("apiserver down")
         shouldThrow<KubernetesClientException> { fail() }
         order shouldContainExactly listOf("run", "event", "metrics", "history")
-        recorder.finalPhase("shop/web-1-r0") shouldBe "Failed"
+        recorder.finalStatus("shop/web-1-r0")?.phase shouldBe "Failed"
     }
 }
