@@ -66,12 +66,14 @@ class WarmupPoolTest {
      */
     private fun failingThenHealthy(): Pair<() -> Boolean?, CountDownLatch> {
         val go = CountDownLatch(1)
-        var resumedAs: Boolean? = null
+        // set on the worker, read here: a future, so the test thread sees the write
+        val resumedAs = CompletableFuture<Boolean>()
         pool.submit("failing", "ns/failing") { task ->
             ran += "failing: attempt 1"
             go.await(10, TimeUnit.SECONDS)
-            resumedAs = task.pause(Duration.ofMillis(PAUSE_MILLIS))
-            if (resumedAs == true) ran += "failing: attempt 2"
+            val resumed = task.pause(Duration.ofMillis(PAUSE_MILLIS))
+            if (resumed) ran += "failing: attempt 2"
+            resumedAs.complete(resumed)
         } shouldBe true
         val healthyStarted = CountDownLatch(1)
         val release = CountDownLatch(1)
@@ -84,7 +86,7 @@ class WarmupPoolTest {
         go.countDown()
         // the pause gave the only slot away
         healthyStarted.await(10, TimeUnit.SECONDS) shouldBe true
-        return Pair({ resumedAs }, release)
+        return Pair({ resumedAs.getNow(null) }, release)
     }
 
     @Test
