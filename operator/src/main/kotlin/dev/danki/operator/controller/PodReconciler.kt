@@ -81,7 +81,6 @@ class PodReconciler(
 
     override fun reconcile(resource: Pod, context: Context<Pod>): UpdateControl<Pod> {
         val podKey = "${resource.metadata.namespace}/${resource.metadata.name}"
-        completions.takeCrash(podKey)?.let { throw it }
         if (context.isPrimaryResourceDeleted) {
             missedGates?.forget(resource)
         } else if (!PodGate.hasGate(resource)) {
@@ -114,6 +113,7 @@ class PodReconciler(
     private fun forget(podKey: String): Duration? {
         pool.cancelPod(podKey)
         optOut.forget(podKey)
+        completions.forget(podKey)
         readySeen.keys.removeIf { it.startsWith("$podKey/") }
         return null
     }
@@ -150,7 +150,7 @@ class PodReconciler(
             containersReady = PodGate.containersReady(pod) != null,
             hasPodIP = !pod.status?.podIP.isNullOrEmpty(),
             gateTrue = PodGate.conditionOf(pod)?.let { it.status == "True" },
-            runPhase = recorder.finalPhase(ctx.runKey) ?: ctx.cachedRun?.status?.phase,
+            runPhase = recorder.finalStatus(ctx.runKey)?.phase ?: ctx.cachedRun?.status?.phase,
             olderRunExists = runsOf(pod).any { (it.spec?.restartCount ?: 0) < ctx.restarts },
             runningHere = pool.isRunning(ctx.runKey),
             queuedHere = pool.isQueued(ctx.runKey),
@@ -188,7 +188,8 @@ class PodReconciler(
             }
 
             GateDecision.START -> {
-                actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+                completions.backoff(ctx.podKey)?.let { minOf(it, RunActions.untilDeadline(ctx.deadline)) }
+                    ?: actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
             }
 
             GateDecision.RELEASE -> {
@@ -231,9 +232,8 @@ class PodReconciler(
                 actions.fail(ctx, Keys.RunConditions.REASON_TARGET_REFUSED, refusal)
             }
 
-            GateDecision.WAIT, GateDecision.IN_PROGRESS, GateDecision.FAIL_TIMEOUT, GateDecision.START,
-            GateDecision.RELEASE,
-            -> {
+            // WAIT, and the decisions act() handles itself
+            else -> {
                 Unit
             }
         }

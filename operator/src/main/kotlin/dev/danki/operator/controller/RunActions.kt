@@ -33,13 +33,8 @@ class RunActions(
         val run = ctx.cachedRun ?: return
         if (ctx.retry.latest?.phase in OPEN_PHASES) {
             val why = "${GateRule.DISABLED_MESSAGE} before it ended"
-            cancelRecord(ctx.pod, run, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
+            recorder.close(ctx.pod, run, WarmupRun.PHASE_CANCELLED, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
         }
-    }
-
-    /** Marks a run that will never end on its own (its warm-up was cancelled) as Cancelled. */
-    private fun cancelRecord(pod: Pod, run: WarmupRun, reason: String, why: String) {
-        recorder.close(pod, run, WarmupRun.PHASE_CANCELLED, reason, why)
     }
 
     /** Cancels the records of [runs] of an earlier restart count that are still open: the current run took over. */
@@ -48,7 +43,13 @@ class RunActions(
             .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in OPEN_PHASES }
             .forEach {
                 val why = "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over"
-                cancelRecord(ctx.pod, it, Keys.RunConditions.REASON_CONTAINER_RESTARTED, why)
+                recorder.close(
+                    ctx.pod,
+                    it,
+                    WarmupRun.PHASE_CANCELLED,
+                    Keys.RunConditions.REASON_CONTAINER_RESTARTED,
+                    why,
+                )
             }
 
     /**

@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanResult
 import dev.danki.operator.warmup.WarmupPlan
 import io.fabric8.kubernetes.api.model.Pod
@@ -47,4 +48,15 @@ data class RunContext(
             }
 
     val ref: RunRef get() = RunRef(pod, runName, spec)
+}
+
+/** Which run of which pod, and the spec it was created with (Deployment, failure policy, timeout). */
+data class RunRef(
+    val pod: Pod,
+    val runName: String,
+    val spec: WarmupRunSpec,
+) {
+    val namespace: String get() = pod.metadata.namespace
+    val deployment: String get() = spec.deployment ?: ""
+    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
 }

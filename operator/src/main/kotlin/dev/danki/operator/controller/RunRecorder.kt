@@ -1,6 +1,8 @@
 package dev.danki.operator.controller
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.gate.GateCondition
+import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.BoundedMap
@@ -10,6 +12,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.DurationFormat
@@ -23,10 +26,10 @@ import java.util.Collections
 
 /**
  * Turns warm-up outcomes into records: the pod's gate condition, the WarmupRun status, Events,
- * metrics and (for a result, not a cancellation) the Deployment's history, each independent of the
- * others. Final results are kept in memory first, so a write that
- * failed is repeated by the next reconcile instead of the pod being warmed twice; the gate goes first,
- * so no WarmupRun write can keep a pod's decision from it.
+ * metrics and (for a result, not a cancellation) the Deployment's history. Final results are kept in
+ * memory first, so a write that failed is repeated by the next reconcile instead of the pod being
+ * warmed twice. The gate goes first, so no other write (WarmupRun, Event, metrics, history) can keep
+ * a pod's decision from it, and a failure of one of them cannot undo it.
  */
 class RunRecorder(
     private val runs: RunStore,
@@ -38,9 +41,6 @@ class RunRecorder(
 ) {
     private val json = ObjectMapper()
     private val finals: MutableMap<String, FinalResult> = Collections.synchronizedMap(BoundedMap(MAX_REMEMBERED))
-
-    /** The final phase this process recorded for a run, ahead of the informer cache. */
-    fun finalPhase(runKey: String): String? = finalStatus(runKey)?.phase
 
     /** The final status this process recorded for a run, ahead of the informer cache. */
     fun finalStatus(runKey: String): WarmupRunStatus? = finals[runKey]?.status
@@ -82,25 +82,34 @@ class RunRecorder(
             message = RunStatuses.coldToWarm(summary)
             conditions = listOf(RunStatuses.condition(true, Keys.RunConditions.REASON_SUCCEEDED, message!!, now))
         }
-        remember(ref, status)
-        events.normal(ref.pod, Keys.EventReasons.WARMED_UP, RunStatuses.table(summary))
-        metrics.resultMeasured(ref.namespace, ref.deployment, summary)
-        metrics.runFinished(ref.namespace, ref.deployment, WarmupMetrics.SUCCEEDED, RunStatuses.seconds(status))
-        history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
-        publish(ref.pod, ref.runName, null)
+        finish(ref, status) {
+            events.normal(ref.pod, Keys.EventReasons.WARMED_UP, RunStatuses.table(summary))
+            metrics.resultMeasured(ref.namespace, ref.deployment, summary)
+            metrics.runFinished(ref.namespace, ref.deployment, WarmupMetrics.SUCCEEDED, RunStatuses.seconds(status))
+        }
     }
 
     fun failed(ref: RunRef, status: WarmupRunStatus, reason: String, why: String) {
         end(status, WarmupRun.PHASE_FAILED, reason, why)
-        remember(ref, status)
         val open = ref.policy == FailurePolicy.OPEN
         val outcome = if (open) "released (failure policy open)" else "kept out of its Service (failure policy closed)"
-        events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; pod $outcome")
-        val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
-        metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
-        metrics.runFailed(ref.namespace, ref.deployment, reason)
-        history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
-        publish(ref.pod, ref.runName, null)
+        finish(ref, status) {
+            events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; pod $outcome")
+            val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
+            metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
+            metrics.runFailed(ref.namespace, ref.deployment, reason)
+        }
+    }
+
+    /** Keeps and publishes a final result, the gate first; then what no pod waits for, even if a write failed. */
+    private fun finish(ref: RunRef, status: WarmupRunStatus, report: () -> Unit) {
+        finals["${ref.namespace}/${ref.runName}"] = FinalResult(status, ref.spec)
+        try {
+            publish(ref.pod, ref.runName, null)
+        } finally {
+            report()
+            history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
+        }
     }
 
     /** Ends [status] without a result: [phase], now, [reason] and the cut message, in a False condition. */
@@ -114,10 +123,6 @@ class RunRecorder(
             message = Messages.cut(why)
             conditions = listOf(RunStatuses.condition(false, reason, message!!, now))
         }
-    }
-
-    private fun remember(ref: RunRef, status: WarmupRunStatus) {
-        finals["${ref.namespace}/${ref.runName}"] = FinalResult(status, ref.spec)
     }
 
     /**
@@ -178,4 +183,15 @@ class RunRecorder(
         private const val MAX_REMEMBERED = 5_000
         private const val NOT_FOUND = 404
     }
+}
+
+/** A run's final status and the spec whose failure policy turns it into a gate decision. */
+data class FinalResult(
+    val status: WarmupRunStatus,
+    val spec: WarmupRunSpec,
+) {
+    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+
+    /** The pod's gate condition this result stands for. */
+    fun gate(): GateCondition = GateRule.finished(status, policy)
 }

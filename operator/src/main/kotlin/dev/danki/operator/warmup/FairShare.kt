@@ -57,3 +57,28 @@ class Occupancy {
         if (node.isNotEmpty()) byNode.computeIfPresent(node) { _, n -> (n - 1).takeIf { it > 0 } }
     }
 }
+
+/** Whose warm-up a run is: the tenant unit that fair sharing counts (a Deployment in a namespace). */
+data class RunOwner(
+    val namespace: String,
+    val deployment: String,
+) {
+    companion object {
+        /** For a pod without a Deployment: the pod alone, in its namespace. */
+        fun of(podKey: String): RunOwner {
+            val (namespace, pod) = podKey.split('/', limit = 2).let { it[0] to it.getOrElse(1) { "" } }
+            return RunOwner(namespace, "pod:$pod")
+        }
+    }
+}
+
+/** The node a warmed pod runs on, and how many warm-ups that node may run at once ([NodeCaps]). */
+data class PodNode(
+    /** Empty when the pod is not scheduled yet: then no node cap applies. */
+    val name: String,
+    val cap: Int,
+) {
+    companion object {
+        val UNKNOWN = PodNode("", Int.MAX_VALUE)
+    }
+}

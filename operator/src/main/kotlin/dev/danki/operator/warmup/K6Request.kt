@@ -15,3 +15,11 @@ data class K6Request(
     /** The pod being warmed; a runner pod is created beside it and may reach only it. */
     val target: TargetPod? = null,
 )
+
+/** The pod a warm-up is for: where it is, and the one address traffic may go to. */
+data class TargetPod(
+    val namespace: String,
+    val name: String,
+    val uid: String,
+    val ip: String,
+)

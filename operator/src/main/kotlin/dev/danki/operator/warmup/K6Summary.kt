@@ -22,3 +22,67 @@ data class K6Summary(
     /** The first failed request of the earliest phase that had one. */
     val failureExample get() = listOf(cold, warmup, warm).firstNotNullOfOrNull { it.failureExample }
 }
+
+/** What one phase (cold, warm-up, warm) of a k6 run measured. */
+data class PhaseResult(
+    val requests: Long,
+    val failures: Long,
+    val latency: Percentiles?,
+    /** The first failed request of the phase, e.g. `404 from GET /exam/1`; null when none failed. */
+    val failureExample: String? = null,
+)
+
+/** Latency percentiles of one phase, in milliseconds. */
+data class Percentiles(
+    val p25: Double,
+    val p50: Double,
+    val p75: Double,
+    val p90: Double,
+    val p95: Double,
+) {
+    fun asMap() = linkedMapOf("p25" to p25, "p50" to p50, "p75" to p75, "p90" to p90, "p95" to p95)
+}
+
+/**
+ * Why the warm-up phase stopped, as written by `warmup.js`. `Converged`, `JitSettled`, `TargetReached`,
+ * `MaxRequests` and `Timeout` end a run that goes on to its warm pass; `Aborted` (too many failed
+ * requests) and `OutOfTime` (the run's own time budget cut it before the warm pass ended) end a failed one.
+ */
+enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted, OutOfTime, JitSettled }
+
+/**
+ * Why a warm-up stopped where it did, as `warmup.js` measured it: what a user reads to judge whether
+ * the stop rule chose well.
+ */
+data class WarmupEvidence(
+    /** `latency` (block P95 stopped improving) or `jit` (the JIT ran out of work). */
+    val rule: String,
+    /** Warm-up requests in flight at once. */
+    val concurrency: Int,
+    /** Warm-up requests sent. */
+    val requests: Long,
+    /** Blocks of answers the rules judged, and how many answers make one. */
+    val blocks: Int,
+    val blockSize: Int,
+    /** P95 (ms) of the last block, and of the best block before the ones the latency rule compared. */
+    val lastBlockP95: Double?,
+    val earlierBestP95: Double?,
+    /** Wall time of the warm-up phase, and the requests/s the pod took. */
+    val seconds: Double?,
+    val achievedRate: Double?,
+    /** The JIT scrapes, when the plan named a metrics page. */
+    val jit: JitEvidence?,
+)
+
+/** What the pod's JIT counter said during the warm-up. */
+data class JitEvidence(
+    val url: String,
+    /** The counter found, e.g. `jvm_compilation_time_ms_total`; null when none was. */
+    val metric: String?,
+    /** JIT compile time spent during the warm-up, ms. */
+    val compileMs: Double?,
+    /** Compile time per block at the last scrape, ms. */
+    val lastBlockMs: Double?,
+    /** Why the JIT rule could not be used (the latency rule decided instead); null when it could. */
+    val error: String?,
+)

@@ -269,3 +269,19 @@ private class InvalidValue(
     val expected: String,
     cause: Throwable? = null,
 ) : RuntimeException(expected, cause)
+
+/** A parsed plan, or the problems that kept it from parsing; [failurePolicy] is always known. */
+data class PlanResult(
+    val plan: WarmupPlan?,
+    val problems: List<ConfigProblem>,
+    val failurePolicy: FailurePolicy,
+)
+
+/** One invalid annotation: which key, what it held, and what danki expected instead. */
+data class ConfigProblem(
+    val key: String,
+    val value: String,
+    val expected: String,
+) {
+    override fun toString() = "$key=\"${Messages.quote(value)}\": expected $expected"
+}

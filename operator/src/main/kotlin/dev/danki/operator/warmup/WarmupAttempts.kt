@@ -121,3 +121,64 @@ class WarmupAttempts(
         private val SLOT_WAIT_SLACK: Duration = Duration.ofSeconds(1)
     }
 }
+
+/**
+ * Starts one k6 attempt somewhere: a child process of the operator for the built-in plan
+ * ([K6Runner]), or a runner pod in the tenant's namespace for a custom script
+ * ([dev.danki.operator.runner.RunnerPods]).
+ */
+interface AttemptStarter {
+    /** Starts the attempt; an [IOException] means it could not start at all. */
+    @Throws(IOException::class)
+    fun start(request: K6Request): RunningAttempt
+}
+
+/** One k6 attempt under way. */
+interface RunningAttempt {
+    /** Waits for the attempt to end (at most until the request's deadline) and classifies it. */
+    fun await(): K6Outcome
+
+    /** Stops the attempt now; [await] then answers [K6Outcome.Cancelled]. */
+    fun cancel()
+
+    /** Removes what the attempt left behind (files, a runner pod); safe to repeat. */
+    fun cleanUp()
+}
+
+/** Callbacks so the caller can record each attempt on the WarmupRun. */
+interface AttemptListener {
+    fun attemptStarted(attempt: Int)
+
+    fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration)
+}
+
+/**
+ * The end of all attempts of one warm-up. [firstRequestAtMillis] is the first attempt's first request
+ * and [k6StartedAtMillis] the moment its k6 process was started (epoch ms; 0: none).
+ */
+data class AttemptsResult(
+    val outcome: K6Outcome,
+    val attempts: Int,
+    val firstRequestAtMillis: Long = 0,
+    val k6StartedAtMillis: Long = 0,
+) {
+    /** k6's own start-up: process start to its first request, of the first attempt (null: unknown). */
+    val k6StartupMillis: Long?
+        get() = (firstRequestAtMillis - k6StartedAtMillis).takeIf { firstRequestAtMillis > 0 && k6StartedAtMillis > 0 }
+}
+
+/** How one k6 attempt ended. */
+sealed interface K6Outcome {
+    data class Completed(
+        val summary: K6Summary,
+    ) : K6Outcome
+
+    /** [reason] is a WarmupRun condition reason from Keys.RunConditions: `K6Failed`, `TooManyErrors` or `Timeout`. */
+    data class Failed(
+        val reason: String,
+        val message: String,
+        val summary: K6Summary? = null,
+    ) : K6Outcome
+
+    data object Cancelled : K6Outcome
+}

@@ -51,3 +51,34 @@ data class WarmupPlan(
         val DEFAULT_TIMEOUT: Duration = Duration.ofMinutes(5)
     }
 }
+
+/** One request a warm-up sends over and over: `METHOD /path [JSON body]`. */
+data class RequestSpec(
+    val method: String,
+    val path: String,
+    val body: String? = null,
+)
+
+/** Where a pod's Prometheus page is: a container port and a path, e.g. `8080` and `/metrics`. */
+data class JitMetrics(
+    val port: Int,
+    val path: String = DEFAULT_PATH,
+) {
+    companion object {
+        const val DEFAULT_PATH = "/metrics"
+    }
+}
+
+/**
+ * A custom k6 flow: a key of a ConfigMap in the Deployment's own namespace, run in a runner pod
+ * with the whole ConfigMap beside it, and optionally a Secret mounted for the flow alone.
+ */
+data class ScriptRef(
+    val configMap: String,
+    val key: String = DEFAULT_KEY,
+    val secret: String? = null,
+) {
+    companion object {
+        const val DEFAULT_KEY = "flow.js"
+    }
+}

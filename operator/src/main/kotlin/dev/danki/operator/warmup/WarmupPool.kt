@@ -24,7 +24,7 @@ class WarmupPool(
     private val capacity: Int,
     private val onChange: (running: Int, queued: Int) -> Unit,
     private val shares: FairShare = FairShare.unlimited(concurrency),
-    private val onFinished: (task: WarmupTask, crash: Exception?) -> Unit = { _, _ -> },
+    private val onFinished: (task: WarmupTask, crash: Throwable?) -> Unit = { _, _ -> },
 ) {
     private val log = LoggerFactory.getLogger(WarmupPool::class.java)
     private val lock = Any()
@@ -116,20 +116,19 @@ class WarmupPool(
     /** Cancels every run of a pod except [keep] (the run for its current restart count). */
     fun cancelPod(podKey: String, keep: String? = null) {
         turnedAway.entries.removeIf { it.value == podKey && it.key != keep }
-        synchronized(lock) {
-            tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.forEach {
-                it.task.cancel()
-                drop(it)
+        val cancelled =
+            synchronized(lock) {
+                tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.onEach { drop(it) }
             }
-        }
+        // outside the lock: killing k6 waits for it to end, and a runner pod's cancel calls the API
+        cancelled.forEach { it.task.cancel() }
         publish()
     }
 
-    /** Forgets a queued [entry] (under [lock]); true when it had not started. */
+    /** Forgets a queued [entry] (under [lock]), which then never starts; true when it had not started. */
     private fun drop(entry: Entry): Boolean {
         val withdrawn = entry.task.withdraw()
         if (withdrawn) {
-            entry.task.cancel()
             waiting.remove(entry.task.runKey)
             tasks.remove(entry.task.runKey, entry)
         }
@@ -213,7 +212,7 @@ class WarmupPool(
 
     private fun runTask(entry: Entry) {
         val task = entry.task
-        var crash: Exception? = null
+        var crash: Throwable? = null
         if (task.begin()) {
             task.pauser = { delay -> pauseOutside(entry, delay) }
             publish()
@@ -229,10 +228,12 @@ class WarmupPool(
         } finally {
             dispatch()
         }
+        // the slot is free and the run reported: an Error (out of memory, a broken class) still ends the thread
+        if (crash is Error) throw crash
     }
 
     /** The warm-up itself; what it threw, if anything. */
-    private fun runBody(entry: Entry): Exception? {
+    private fun runBody(entry: Entry): Throwable? {
         val task = entry.task
         return try {
             if (!task.cancelled) entry.body(task)
@@ -242,10 +243,10 @@ class WarmupPool(
             Thread.currentThread().interrupt()
             e
         } catch (
-            @Suppress("TooGenericExceptionCaught") e: Exception,
+            @Suppress("TooGenericExceptionCaught") e: Throwable,
         ) {
-            // worker boundary: one broken warm-up (a cancelled one included) must not take the worker,
-            // or the pod's next reconcile, with it
+            // worker boundary: one broken warm-up (a cancelled one included) must not take its slot, or
+            // the pod's next reconcile, with it; not even an Error, or the run would stay "running" for good
             log
                 .atError()
                 .addKeyValue("run", task.runKey)

@@ -3,13 +3,16 @@ package dev.danki.operator.warmup
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.types.shouldBeInstanceOf
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
 import java.time.Duration
 import java.util.Collections
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
 
 /** The pool's queue: waiting, withdrawing before a start, turning away when full, and what it reports. */
 class WarmupPoolTest {
@@ -21,7 +24,7 @@ class WarmupPoolTest {
     /** What the pool said when a task finished, and what it showed about that run at that moment. */
     private data class Finished(
         val runKey: String,
-        val crash: Exception?,
+        val crash: Throwable?,
         val stillRunning: Boolean,
         val stillQueued: Boolean,
     )
@@ -63,12 +66,14 @@ class WarmupPoolTest {
      */
     private fun failingThenHealthy(): Pair<() -> Boolean?, CountDownLatch> {
         val go = CountDownLatch(1)
-        var resumedAs: Boolean? = null
+        // set on the worker, read here: a future, so the test thread sees the write
+        val resumedAs = CompletableFuture<Boolean>()
         pool.submit("failing", "ns/failing") { task ->
             ran += "failing: attempt 1"
             go.await(10, TimeUnit.SECONDS)
-            resumedAs = task.pause(Duration.ofMillis(PAUSE_MILLIS))
-            if (resumedAs == true) ran += "failing: attempt 2"
+            val resumed = task.pause(Duration.ofMillis(PAUSE_MILLIS))
+            if (resumed) ran += "failing: attempt 2"
+            resumedAs.complete(resumed)
         } shouldBe true
         val healthyStarted = CountDownLatch(1)
         val release = CountDownLatch(1)
@@ -81,7 +86,7 @@ class WarmupPoolTest {
         go.countDown()
         // the pause gave the only slot away
         healthyStarted.await(10, TimeUnit.SECONDS) shouldBe true
-        return Pair({ resumedAs }, release)
+        return Pair({ resumedAs.getNow(null) }, release)
     }
 
     @Test
@@ -200,6 +205,57 @@ class WarmupPoolTest {
         nextFinished().crash.shouldNotBeNull()
         quick("b")
         nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `an Error thrown by a warm-up still frees its slot and ends the run as crashed`() {
+        newPool(slots = 1)
+        pool.submit("a", "ns/a") { throw StackOverflowError("a warm-up recursed too deep") }
+        nextFinished().crash.shouldBeInstanceOf<StackOverflowError>()
+        pool.running() shouldBe 0
+        quick("b")
+        nextFinished().runKey shouldBe "b"
+    }
+
+    @Test
+    fun `a slow cancel does not hold up the pool meanwhile`() {
+        newPool(slots = 2)
+        val started = CountDownLatch(1)
+        val cancelling = CountDownLatch(1)
+        val killed = CountDownLatch(1)
+        pool.submit("a", "ns/a") { task ->
+            // like K6Process.kill, which waits for the process to end
+            task.process = SlowCancel(cancelling, killed)
+            started.countDown()
+            killed.await(10, TimeUnit.SECONDS)
+        }
+        started.await(10, TimeUnit.SECONDS) shouldBe true
+        val cancel = thread { pool.cancelPod("ns/a") }
+        try {
+            cancelling.await(10, TimeUnit.SECONDS) shouldBe true
+            CompletableFuture.supplyAsync { quick("b") }.get(5, TimeUnit.SECONDS) shouldBe true
+            nextFinished().runKey shouldBe "b"
+            pool.running() shouldBe 1
+        } finally {
+            killed.countDown()
+            cancel.join()
+        }
+        nextFinished().runKey shouldBe "a"
+    }
+
+    /** An attempt whose [cancel] returns only once the process is [killed]. */
+    private class SlowCancel(
+        private val cancelling: CountDownLatch,
+        private val killed: CountDownLatch,
+    ) : RunningAttempt {
+        override fun await() = K6Outcome.Cancelled
+
+        override fun cancel() {
+            cancelling.countDown()
+            killed.await(10, TimeUnit.SECONDS)
+        }
+
+        override fun cleanUp() = Unit
     }
 
     @Test
