@@ -133,7 +133,7 @@ base_packages() { dpkg-query -W -f='${Package} ${Version}\n' libc6 libstdc++6 li
 build_jre() {
   local hash t0
   [[ -x $JDK_HOME/bin/jlink ]] || die "no jlink in $JDK_HOME (Debian's openjdk-17-jdk-headless)"
-  hash=$(stamp jre "$JDK_HOME/release" "$JRE_MODULES" "$(base_packages openjdk-17-jre-headless)")
+  hash=$(stamp jre "$JDK_HOME/release" "$JRE_MODULES" "$(base_packages openjdk-17-jre-headless util-linux)")
   if is_current jre "$hash"; then log "$JRE_IMAGE up to date"; return; fi
   t0=$(now_ms)
   local rootfs=$WORK/jre-rootfs
@@ -144,6 +144,10 @@ build_jre() {
   # Debian's cacerts is a link into /etc; the image gets the file.
   rm -f "$rootfs/opt/java/openjdk/lib/security/cacerts"
   cp -L /etc/ssl/certs/java/cacerts "$rootfs/opt/java/openjdk/lib/security/cacerts"
+  # Temurin's Ubuntu has util-linux's setpriv, whose --pdeathsig the operator starts k6 with;
+  # busybox's setpriv lacks it, and every warm-up would fail with k6 exit code 1.
+  rm -f "$rootfs/usr/bin/setpriv"
+  cp /usr/bin/setpriv "$rootfs/usr/bin/setpriv"
   copy_libs "$rootfs"
   # Temurin's environment, except the locale: glibc's built-in C.UTF-8 needs no locale files.
   pack jre "$JRE_IMAGE" "$rootfs" \

@@ -31,3 +31,7 @@ check "kubectl logs shows the container's java -version" grep -q 'openjdk versio
 check "kubectl exec runs as user 65532" test "$("${K[@]}" -n "$NS" exec jre -- id -u 2>&1)" == 65532
 exec_java=$("${K[@]}" -n "$NS" exec jre -- java -XshowSettings:properties -version 2>&1)
 check "kubectl exec runs the image's java (java.home /opt/java/openjdk)" grep -q 'java.home = /opt/java/openjdk' <<<"$exec_java"
+# The operator starts k6 through util-linux's setpriv --pdeathsig, as Temurin's Ubuntu has it;
+# busybox's setpriv refuses the option and every warm-up failed with k6's exit code 1.
+pdeath=$("${K[@]}" -n "$NS" exec jre -- setpriv --pdeathsig KILL echo pdeathsig-ok 2>&1)
+check "the image's setpriv takes --pdeathsig, as the operator runs k6 with it" grep -q pdeathsig-ok <<<"$pdeath"
