@@ -7,6 +7,7 @@ import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.TimeUnit
 
 /**
  * Starts `k6 run warmup.js` as a child process, one per attempt. The process gets a hard deadline
@@ -69,10 +70,26 @@ class K6Runner(
          * dies, even by SIGKILL, so no k6 outlives its operator. Without setpriv, k6 still stops at its
          * own time budget.
          */
-        private val DEATH_SIGNAL: List<String> =
-            listOf("/usr/bin/setpriv", "/bin/setpriv")
-                .firstOrNull { File(it).canExecute() }
-                ?.let { listOf(it, "--pdeathsig", "KILL") } ?: emptyList()
+        private val DEATH_SIGNAL: List<String> = deathSignalPrefix(listOf("/usr/bin/setpriv", "/bin/setpriv"))
+
+        /**
+         * The first of [candidates] that runs `true` with `--pdeathsig KILL`, as a command prefix, or
+         * none. busybox's setpriv (an Alpine or distroless-busybox base) has no such option: used
+         * blindly, it would fail every warm-up with exit code 1.
+         */
+        internal fun deathSignalPrefix(candidates: List<String>): List<String> =
+            candidates
+                .filter { File(it).canExecute() }
+                .map { listOf(it, "--pdeathsig", "KILL") }
+                .firstOrNull { prefix ->
+                    runCatching {
+                        val probe = ProcessBuilder(prefix + "true").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        val process = probe.redirectErrorStream(true).start()
+                        process.waitFor(PROBE_SECONDS, TimeUnit.SECONDS) && process.exitValue() == 0
+                    }.getOrDefault(false)
+                } ?: emptyList()
+
+        private const val PROBE_SECONDS = 5L
 
         /** The names [environment] sets: all that k6 sees of the world. */
         val VARIABLES =
