@@ -34,4 +34,4 @@ check "kubectl exec runs the image's java (java.home /opt/java/openjdk)" grep -q
 # The operator starts k6 through util-linux's setpriv --pdeathsig, as Temurin's Ubuntu has it;
 # busybox's setpriv refuses the option and every warm-up failed with k6's exit code 1.
 pdeath=$("${K[@]}" -n "$NS" exec jre -- setpriv --pdeathsig KILL echo pdeathsig-ok 2>&1)
-check "the image's setpriv takes --pdeathsig, as the operator runs k6 with it" grep -q pdeathsig-ok <<<"$pdeath"
+check "the image's setpriv takes --pdeathsig, as the operator runs k6 with it (${pdeath:0:120})" grep -q pdeathsig-ok <<<"$pdeath"
