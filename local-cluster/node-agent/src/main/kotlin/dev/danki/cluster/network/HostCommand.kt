@@ -36,7 +36,8 @@ object HostCommand {
             }
             val output = outputFile.readText()
             if (process.exitValue() != 0) {
-                throw HostCommandException("${argv.joinToString(" ")} failed (${process.exitValue()}): ${output.trim()}")
+                val command = argv.joinToString(" ")
+                throw HostCommandException("$command failed (${process.exitValue()}): ${output.trim()}")
             }
             return output
         } finally {
