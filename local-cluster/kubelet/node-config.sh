@@ -138,6 +138,9 @@ evictionHard:
   nodefs.available: 5%
   imagefs.available: 5%
   nodefs.inodesFree: 5%
+# A node under memory pressure (a pod that outgrew the budget) is tainted NoSchedule until the
+# pressure has been gone this long; the default 5 min kept later pods Pending that long.
+evictionPressureTransitionPeriod: 10s
 imageGCHighThresholdPercent: 95
 imageGCLowThresholdPercent: 90
 containerLogMaxSize: 10Mi

@@ -33,5 +33,8 @@ exec_java=$("${K[@]}" -n "$NS" exec jre -- java -XshowSettings:properties -versi
 check "kubectl exec runs the image's java (java.home /opt/java/openjdk)" grep -q 'java.home = /opt/java/openjdk' <<<"$exec_java"
 # The operator starts k6 through util-linux's setpriv --pdeathsig, as Temurin's Ubuntu has it;
 # busybox's setpriv refuses the option and every warm-up failed with k6's exit code 1.
-pdeath=$("${K[@]}" -n "$NS" exec jre -- setpriv --pdeathsig KILL echo pdeathsig-ok 2>&1)
+# Under a shell that waits for it: the parent of an exec'd process is runc, which exits at once,
+# and the death signal it asked for then kills it (exit code 137). By its path, as the operator
+# runs it: busybox's sh prefers its own setpriv applet to a bare "setpriv".
+pdeath=$("${K[@]}" -n "$NS" exec jre -- sh -c '/usr/bin/setpriv --pdeathsig KILL echo pdeathsig-ok' 2>&1)
 check "the image's setpriv takes --pdeathsig, as the operator runs k6 with it (${pdeath:0:120})" grep -q pdeathsig-ok <<<"$pdeath"

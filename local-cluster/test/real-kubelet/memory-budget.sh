@@ -22,3 +22,20 @@ done
 check "a pod with a 600 MB buffer fits in the node's 1Gi" test "$(pod_field fits '{.status.phase}')" == Succeeded
 check "a pod with a 1300 MB buffer is OOM-killed" \
   test "$(pod_field hog '{.status.phase}/{.status.containerStatuses[0].state.terminated.reason}')" == Failed/OOMKilled
+# The OOM kill puts the node under memory pressure, and the kubelet taints it NoSchedule until the
+# pressure has been gone evictionPressureTransitionPeriod (10 s here; the default 5 min once held
+# the next parts' pods Pending on this node): later parts must find it schedulable again.
+tainted() { [[ $("${K[@]}" get node "danki$I-n2" -o jsonpath='{.spec.taints}') == *memory-pressure* ]]; }
+untainted() { ! tainted; }
+t0=$(now_ms)
+# the kubelet's eviction manager looks every 10 s: give it the chance to taint the node first
+if until_true 20 tainted; then
+  note "danki$I-n2 tainted memory-pressure $(secs $(($(now_ms) - t0))) s after the OOM kill"
+else
+  note "danki$I-n2 was not tainted within 20 s of the OOM kill"
+fi
+if until_true 90 untainted; then
+  pass "danki$I-n2 takes pods again after the OOM kill ($(secs $(($(now_ms) - t0))) s)"
+else
+  fail "danki$I-n2 takes pods again within 90 s of the OOM kill ($("${K[@]}" get node "danki$I-n2" -o jsonpath='{.spec.taints}'))"
+fi
