@@ -274,6 +274,15 @@ import() {
   for f in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
     [[ ! -f $IMAGES_DIR/$f.tar ]] || "${ctr[@]}" --no-unpack "$IMAGES_DIR/$f.tar" >/dev/null
   done
+  # danki's images also under the chart's appVersion, the tag the chart uses when none is set:
+  # the chart and manifests work as users write them, not only with image.tag=dev
+  local chart_tag
+  chart_tag=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml")
+  [[ -n $chart_tag ]] || die "no appVersion in $REPO/charts/danki/Chart.yaml"
+  for f in "${APP_STAGES[@]}"; do
+    [[ ! -f $IMAGES_DIR/$f.tar ]] ||
+      ctr --address "$sock" --namespace k8s.io images tag --force "docker.io/danki/$f:$APP_TAG" "docker.io/danki/$f:$chart_tag" >/dev/null
+  done
 }
 
 case ${1:-} in
