@@ -218,10 +218,6 @@ class OperatorE2E {
                 Annotations.TIMEOUT to "4m",
             )
         client.resource(cluster.deployment("flow", 1, scripted)).create()
-        // the runner's emptyDir at /tmp hides a repository under /tmp (docs/local-cluster.md)
-        withClue("runner pods cannot launch on the local cluster when the repository ($repo) is under /tmp") {
-            repo.path.startsWith("/tmp/") shouldBe false
-        }
         eventually(Duration.ofMinutes(4)) { allWarmed("flow", 1) }
         val pod =
             cluster
