@@ -99,6 +99,12 @@ class PodReconciler(
         val pod = caches.pods.get(namespace, name) ?: return forget("$namespace/$name")
         val deploymentName = PodOwners.deploymentOf(pod)
         val deployment = deploymentName?.let { caches.deployments.get(namespace, it) }
+        if (deploymentName != null && deployment == null && ownerMayBeComing(pod)) {
+            // The Deployments' informer is behind the pods' (many created at once): deciding now would
+            // warm with the default plan, blind to the Deployment's own annotations (an invalid one
+            // was warmed). Its event brings the pod back; this is the backstop.
+            return OWNER_CACHE_RETRY
+        }
         val ctx = contextOf(pod, deploymentName ?: "", deployment)
         val decision = GateDecision.decide(factsOf(ctx, deployment))
         log
@@ -261,8 +267,18 @@ class PodReconciler(
         return from.plus(plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT)
     }
 
+    /** A pod this young may have a Deployment the cache has not seen yet; an older one's is gone. */
+    private fun ownerMayBeComing(pod: Pod): Boolean {
+        val created = RunStatuses.instantOf(pod.metadata?.creationTimestamp) ?: return true
+        return Duration.between(created, Instant.now()) < OWNER_CACHE_GRACE
+    }
+
     companion object {
         const val NAME = "pods"
+
+        /** How long a pod waits for its Deployment to reach the cache before it is decided without it. */
+        val OWNER_CACHE_GRACE: Duration = Duration.ofSeconds(30)
+        private val OWNER_CACHE_RETRY: Duration = Duration.ofSeconds(1)
 
         /**
          * The pods this reconciler is called for: gated ones, and in webhook mode every pod a Deployment

@@ -8,6 +8,8 @@ import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.javaoperatorsdk.operator.api.reconciler.Context
 import io.kotest.matchers.longs.shouldBeInRange
 import io.kotest.matchers.shouldBe
@@ -91,13 +93,52 @@ class PodReconcilerTest {
         verify(exactly = 1) { actions.start(any(), any()) }
     }
 
-    private fun readyPod(): Pod =
+    @Test
+    fun `a pod whose Deployment is not cached yet waits for it instead of warming with the defaults`() {
+        val owned = readyPod(owner = "web-5bf4d59dc", created = Instant.now())
+        podInCache = owned
+        var deployment: Deployment? = null
+        every { caches.deployments.get("shop", "web") } answers { deployment }
+        reconciler.reconcile(owned, context).scheduleDelay.orElse(null) shouldBe 1_000L
+        verify(exactly = 0) { actions.start(any(), any()) }
+        deployment =
+            DeploymentBuilder()
+                .withNewMetadata()
+                .withNamespace("shop")
+                .withName("web")
+                .addToAnnotations(Keys.Annotations.WARMUP, Keys.Annotations.ENABLED)
+                .endMetadata()
+                .build()
+        reconciler.reconcile(owned, context)
+        verify(exactly = 1) { actions.start(any(), any()) }
+    }
+
+    @Test
+    fun `a pod whose Deployment stays missing past the grace is decided without it`() {
+        val old = readyPod(owner = "web-5bf4d59dc", created = Instant.now().minus(PodReconciler.OWNER_CACHE_GRACE))
+        podInCache = old
+        every { caches.deployments.get("shop", "web") } returns null
+        reconciler.reconcile(old, context)
+        verify(exactly = 1) { actions.start(any(), any()) }
+    }
+
+    private fun readyPod(owner: String? = null, created: Instant? = null): Pod =
         PodBuilder()
             .withNewMetadata()
             .withNamespace("shop")
             .withName("web-1")
             .withUid("uid-1")
-            .endMetadata()
+            .withCreationTimestamp(created?.toString())
+            .apply {
+                if (owner != null) {
+                    addToLabels(Keys.POD_TEMPLATE_HASH, owner.substringAfterLast('-'))
+                    addNewOwnerReference()
+                        .withKind("ReplicaSet")
+                        .withName(owner)
+                        .withController(true)
+                        .endOwnerReference()
+                }
+            }.endMetadata()
             .withNewSpec()
             .addNewContainer()
             .withName("app")
