@@ -42,7 +42,7 @@ import java.time.Duration
 class NodeAgent(
     private val config: AgentConfig,
     private val client: KubernetesClient,
-) {
+) : AgentProcess.Agent {
     private val log = LoggerFactory.getLogger(NodeAgent::class.java)
     private val scope =
         CoroutineScope(
@@ -75,7 +75,7 @@ class NodeAgent(
      * Starts everything; returns once the pod informer has synced. Policies and namespaces are
      * watched first, so that every pod starts with its NetworkPolicy rules.
      */
-    fun start() {
+    override fun start() {
         val orphans = network.removeOrphans()
         log.infoWith("orphans removed", "count" to orphans, "netnsPrefix" to config.netnsPrefix)
         val registration = NodeRegistration(client, config)
@@ -103,7 +103,7 @@ class NodeAgent(
     }
 
     /** Stops every pod (each within its grace period, capped), then removes leftovers. Pods stay in the API. */
-    fun stop() {
+    override fun stop() {
         log.infoWith("node agent stopping", "node" to config.nodeName)
         informer?.stop()
         policySources.stop()

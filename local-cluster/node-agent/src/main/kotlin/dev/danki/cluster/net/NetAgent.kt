@@ -1,5 +1,6 @@
 package dev.danki.cluster.net
 
+import dev.danki.cluster.AgentProcess
 import dev.danki.cluster.logging.infoWith
 import dev.danki.cluster.logging.warnWith
 import dev.danki.cluster.network.HostCommandException
@@ -32,7 +33,8 @@ import java.nio.file.Path
 class NetAgent(
     private val config: NetAgentConfig,
     private val client: KubernetesClient,
-) : CniHandler {
+) : CniHandler,
+    AgentProcess.Agent {
     private val log = LoggerFactory.getLogger(NetAgent::class.java)
     private val scope =
         CoroutineScope(
@@ -49,7 +51,7 @@ class NetAgent(
     private var pods: SharedIndexInformer<Pod>? = null
 
     /** Fills every cache first, then reloads the attachments of an earlier run, then serves the plugin. */
-    fun start() {
+    override fun start() {
         policySources.start(policies.onChange)
         val informer = client.pods().inAnyNamespace().inform(policies.onChange, NO_RESYNC)
         policySources.usePods(informer)
@@ -61,7 +63,7 @@ class NetAgent(
         log.infoWith("net agent started", "instance" to config.instance, "port" to config.port, "table" to config.table)
     }
 
-    fun stop() {
+    override fun stop() {
         log.infoWith("net agent stopping", "instance" to config.instance)
         endpoint.stop()
         services.stop()

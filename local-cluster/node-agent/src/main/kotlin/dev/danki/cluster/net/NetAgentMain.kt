@@ -1,35 +1,9 @@
 package dev.danki.cluster.net
 
-import dev.danki.cluster.config.BadArgumentsException
-import io.fabric8.kubernetes.client.Config
-import io.fabric8.kubernetes.client.KubernetesClientBuilder
-import java.nio.file.Files
-import java.util.concurrent.CountDownLatch
-import kotlin.system.exitProcess
+import dev.danki.cluster.AgentProcess
 
 /** Starts the net agent of a real-kubelet instance; it runs until SIGTERM, then removes its host table. */
 fun main(args: Array<String>) {
-    val config =
-        try {
-            NetAgentConfig.parse(args)
-        } catch (e: BadArgumentsException) {
-            System.err.println("net-agent: bad arguments:\n  " + e.problems.joinToString("\n  "))
-            exitProcess(2)
-        }
-    val client =
-        KubernetesClientBuilder()
-            .withConfig(
-                Config.fromKubeconfig(Files.readString(config.kubeconfig)),
-            ).build()
-    val agent = NetAgent(config, client)
-    val stopped = CountDownLatch(1)
-    Runtime.getRuntime().addShutdownHook(
-        Thread {
-            agent.stop()
-            client.close()
-            stopped.countDown()
-        },
-    )
-    agent.start()
-    stopped.await()
+    val config = AgentProcess.settings("net-agent") { NetAgentConfig.parse(args) }
+    AgentProcess.run(config.kubeconfig) { client -> NetAgent(config, client) }
 }
