@@ -46,6 +46,28 @@ NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 # shellcheck disable=SC2034 # used by the parts
 SHIM_SOCKETS_BEFORE=$(find /run/containerd/s -type s 2>/dev/null | wc -l)
 
+# web_pod NAME NODE LABEL: a pod of the JRE base on node NODE (1..3) labelled LABEL (key=value) that
+# answers its own name on port 8080 (busybox httpd) and is Ready once it listens; the services and
+# network-policy parts serve with it.
+web_pod() {
+  local name=$1 node=$2 label=$3
+  cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: $name, labels: {${label%=*}: "${label#*=}"}}
+spec:
+  nodeSelector: {kubernetes.io/hostname: danki$I-n$node}
+  terminationGracePeriodSeconds: 1
+  securityContext: {runAsUser: 65532, runAsGroup: 65532}
+  containers:
+  - name: web
+    image: $JRE_IMAGE
+    command: [sh, -c, 'mkdir -p /tmp/www && echo \$HOSTNAME >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www']
+    ports: [{containerPort: 8080, name: http}]
+    readinessProbe: {tcpSocket: {port: http}, periodSeconds: 1}
+EOF2
+}
+
 PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services network-policy restart app-images deletion crash down)
 # TEST_PARTS="cluster-up services down" runs only those parts (in this order; cluster-up and down belong in it).
 [[ -z ${TEST_PARTS:-} ]] || read -r -a PARTS <<<"$TEST_PARTS"

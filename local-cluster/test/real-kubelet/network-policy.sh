@@ -10,21 +10,7 @@
 
 for spec in web:1:app=web friend:1:access=yes stranger:1:access=no; do
   IFS=: read -r name node label <<<"$spec"
-  cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
-apiVersion: v1
-kind: Pod
-metadata: {name: $name, labels: {${label%=*}: "${label#*=}"}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: danki$I-n$node}
-  terminationGracePeriodSeconds: 1
-  securityContext: {runAsUser: 65532, runAsGroup: 65532}
-  containers:
-  - name: app
-    image: $JRE_IMAGE
-    command: [sh, -c, 'mkdir -p /tmp/www && echo \$HOSTNAME >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www']
-    ports: [{containerPort: 8080, name: http}]
-    readinessProbe: {tcpSocket: {port: http}, periodSeconds: 1}
-EOF2
+  web_pod "$name" "$node" "$label"
 done
 cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1

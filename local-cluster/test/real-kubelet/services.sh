@@ -39,21 +39,7 @@ check "through it, with its token, the API server says it is system:serviceaccou
 
 # -- pod to pod through a ClusterIP: echo-a on n1, echo-b on n3; clients on n1 and on n2 (jre)
 for spec in a:1 b:3; do
-  cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
-apiVersion: v1
-kind: Pod
-metadata: {name: echo-${spec%:*}, labels: {app: echo}}
-spec:
-  nodeSelector: {kubernetes.io/hostname: danki$I-n${spec#*:}}
-  terminationGracePeriodSeconds: 1
-  securityContext: {runAsUser: 65532, runAsGroup: 65532}
-  containers:
-  - name: web
-    image: $JRE_IMAGE
-    command: [sh, -c, 'mkdir -p /tmp/www && echo \$HOSTNAME >/tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www']
-    ports: [{containerPort: 8080, name: http}]
-    readinessProbe: {tcpSocket: {port: http}, periodSeconds: 1}
-EOF2
+  web_pod "echo-${spec%:*}" "${spec#*:}" app=echo
 done
 cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1
