@@ -21,7 +21,9 @@ node-images: node-deps ## Build the nodes' images (pause, JRE base) without a re
 # node runtime and images, and the node agent's jar, which holds the net agent.
 real-kubelet-deps: tool-kubelet node-images $(AGENT_JAR)
 
-test-real-kubelet: tool-kube real-kubelet-deps ## Acceptance test of the real-kubelet cluster: 3 nodes on instance TEST_REAL_KUBELET_INSTANCE, default 20 (part of make test).
+# `images` first: it rebuilds any image whose jar a target since test-images packaged anew (byte-equal
+# when the sources are, as the POMs pin the jars' timestamps), so the app-images part checks what it runs.
+test-real-kubelet: tool-kube real-kubelet-deps images ## Acceptance test of the real-kubelet cluster: 3 nodes on instance TEST_REAL_KUBELET_INSTANCE, default 20 (part of make test).
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
 
 # danki's own images: `make images` and `make test-images`, in images.mk.
