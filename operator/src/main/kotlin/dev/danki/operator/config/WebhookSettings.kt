@@ -38,7 +38,7 @@ data class WebhookSettings(
 
     companion object {
         const val DEFAULT_PORT = 9443
-        val DEFAULT_TIMEOUT: Duration = Duration.ofSeconds(3)
+        val DEFAULT_TIMEOUT: Duration = Duration.ofSeconds(10)
         const val MAX_TIMEOUT_SECONDS = 30
         private const val READ_SHARE = 2L
         val DEFAULT_CERT_VALIDITY: Duration = Duration.ofDays(90)

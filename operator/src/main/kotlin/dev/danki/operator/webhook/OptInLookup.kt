@@ -138,8 +138,8 @@ class OptInLookup(
     ) : Exception(cause)
 
     companion object {
-        /** Half the chart's default 3 s webhook timeout, as WebhookSettings.readBudget. */
-        val DEFAULT_BUDGET: Duration = Duration.ofMillis(1_500)
+        /** Half the chart's default 10 s webhook timeout, as WebhookSettings.readBudget. */
+        val DEFAULT_BUDGET: Duration = Duration.ofSeconds(5)
         private const val READ_THREADS = 8
         private const val READ_QUEUE = 64
     }

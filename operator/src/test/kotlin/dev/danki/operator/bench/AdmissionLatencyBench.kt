@@ -207,7 +207,7 @@ class AdmissionLatencyBench {
                     "  namespaces.",
                     "",
                     "A read past the cache is given up after ${OptInLookup.DEFAULT_BUDGET.toMillis()} ms (half " +
-                        "the chart's 3 s webhook timeout)",
+                        "the chart's 10 s webhook timeout)",
                     "and the pod admitted without the gate, then reported.",
                 )
         File(dir, "webhook-admission.md").writeText(md.joinToString("\n", postfix = "\n"))
