@@ -84,7 +84,7 @@ format: ## Format Kotlin sources with ktlint.
 ##@ Test
 
 .PHONY: test
-test: lint test-unit test-images test-it test-cluster test-real-kubelet test-e2e test-faults ## Everything CI runs: lint, unit, image, API-server/PostgreSQL, cluster (node agent and real kubelet) and fault tests.
+test: lint test-unit test-images test-it test-real-kubelet test-e2e test-faults ## Everything CI runs: lint, unit, image, API-server/PostgreSQL, cluster (real kubelet), end-to-end and fault tests.
 
 .PHONY: test-unit
 test-unit: ## Unit tests (*Test) of every module.

@@ -8,8 +8,8 @@
 #
 # Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 600),
 #      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1;
-#      CLUSTER_KUBELET=real (with CLUSTER_INSTANCE 20..51, CLUSTER_NODES, NODE_CPU) runs it on the real
-#      kubelet and containerd, with the images built from the Dockerfile (make images).
+#      CLUSTER_NODES (3), NODE_CPU (500m) shape the real kubelet's nodes, which run the images built
+#      from the Dockerfile (make images); CLUSTER_KUBELET=agent runs it on the older node agent.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -67,7 +67,7 @@ if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   info "(a first run builds k6, helm and Kubernetes from source: about 20 minutes on 2 cores)"
   $MAKE -C "$REPO" --no-print-directory tools build
   # the real kubelet's nodes import the images at start, so they are built before the cluster
-  [[ ${CLUSTER_KUBELET:-} != real ]] || $MAKE -C "$REPO" --no-print-directory images
+  [[ ${CLUSTER_KUBELET:-real} != real ]] || $MAKE -C "$REPO" --no-print-directory images
 fi
 for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
 [[ -f $EXAM_START ]] || die "missing $EXAM_START"

@@ -35,6 +35,6 @@ done
 if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
 if [[ $CLUSTER_KUBELET == real ]]; then
   ((nodes_rc == 0)) || { log "cluster instance $I down, but its nodes left something behind (see above)"; exit 1; }
-  rm -f "$CLUSTER_DIR/kubelet-mode"
 fi
+rm -f "$CLUSTER_DIR/kubelet-mode"
 log "cluster instance $I down"

@@ -56,15 +56,20 @@ API_URL=https://127.0.0.1:$API_PORT
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler node-agent)
 AGENT_JAR=$LC_HOME/node-agent/target/node-agent-all.jar
 
-# CLUSTER_KUBELET=real (opt-in, instances 20..51): the real kubelet on containerd runs the instance's
-# Nodes (CLUSTER_NODES of them) instead of the node agent; see local-cluster/kubelet/ and
-# docs/local-cluster-real-kubelet.md. A started instance keeps the mode cluster-up recorded.
-[[ ! -f $CLUSTER_DIR/kubelet-mode ]] || CLUSTER_KUBELET=$(<"$CLUSTER_DIR/kubelet-mode")
-CLUSTER_KUBELET=${CLUSTER_KUBELET:-agent}
+# CLUSTER_KUBELET=real (the default, instances 0..31): the real kubelet on containerd runs the
+# instance's Nodes (CLUSTER_NODES of them, default 3); see local-cluster/kubelet/ and
+# docs/local-cluster-real-kubelet.md. CLUSTER_KUBELET=agent runs the node agent instead (pods as host
+# processes, one node). A started instance keeps the mode cluster-up recorded.
+if [[ -f $CLUSTER_DIR/kubelet-mode ]]; then
+  CLUSTER_KUBELET=$(<"$CLUSTER_DIR/kubelet-mode")
+elif [[ -f $PIDS_DIR/node-agent.pid ]]; then
+  CLUSTER_KUBELET=agent # started before cluster-up recorded the mode of every instance
+fi
+CLUSTER_KUBELET=${CLUSTER_KUBELET:-real}
 case $CLUSTER_KUBELET in
   agent) ;;
   real) COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler) ;; # nodes: kubelet/node-up.sh
-  *) echo "CLUSTER_KUBELET must be agent (the default) or real, got '$CLUSTER_KUBELET'" >&2; exit 2 ;;
+  *) echo "CLUSTER_KUBELET must be real (the default) or agent, got '$CLUSTER_KUBELET'" >&2; exit 2 ;;
 esac
 
 pid_of() { cat "$PIDS_DIR/$1.pid" 2>/dev/null || true; }

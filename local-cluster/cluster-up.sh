@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cluster-up.sh - start the local cluster in the background and return once it is usable:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
-# server, see below) and the node agent, which plays the kubelet for one Node; or, with
-# CLUSTER_KUBELET=real, CLUSTER_NODES real kubelets on containerd (kubelet/node-up.sh).
+# server, see below) and CLUSTER_NODES real kubelets on containerd (kubelet/node-up.sh); or, with
+# CLUSTER_KUBELET=agent, the node agent, which plays the kubelet for one Node.
 # Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
 #
 # The API server binds 0.0.0.0 so that pods can reach it on the bridge address ($BRIDGE_IP), as
@@ -64,8 +64,8 @@ if [[ $CLUSTER_KUBELET == real ]]; then
   # InternalIP only: the default tries the Node's hostname first, which no DNS here resolves.
   KUBELET_CLIENT_FLAGS=(--kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt"
     --kubelet-client-key="$PKI/apiserver-kubelet-client.key" --kubelet-preferred-address-types=InternalIP)
-  echo real >"$CLUSTER_DIR/kubelet-mode" # so cluster-down and cluster-status know, whatever their env
 fi
+echo "$CLUSTER_KUBELET" >"$CLUSTER_DIR/kubelet-mode" # so cluster-down and cluster-status know, whatever their env
 log "certificates and kubeconfigs ready in $CLUSTER_DIR"
 
 # ---- host bridge: pods' veths attach here; the host (and the API server) own its first address ----

@@ -1,8 +1,9 @@
 # Make targets for local-cluster; included by the top-level Makefile.
-# The embedded local cluster: a real control plane plus the node agent (local-cluster/node-agent),
-# which plays the kubelet and runs pods as host processes. See docs/local-cluster.md.
-# CLUSTER_INSTANCE=N (1..199) runs a second, isolated cluster next to the shared default one:
-#   make cluster-up CLUSTER_INSTANCE=7   -> state in .cluster/instance-7, API on 6450, bridge danki7.
+# The embedded local cluster: a real control plane plus real kubelets on containerd, several nodes
+# with their own CPU budgets (local-cluster/kubelet/); CLUSTER_KUBELET=agent runs the older node agent
+# (local-cluster/node-agent), which plays the kubelet with pods as host processes. See docs/local-cluster.md.
+# CLUSTER_INSTANCE=N (1..31; the node agent 1..199) runs a second, isolated cluster next to the shared
+# default one:  make cluster-up CLUSTER_INSTANCE=7   -> state in .cluster/instance-7, API on 6450.
 
 LOCAL_CLUSTER := $(REPO)/local-cluster
 AGENT_JAR := $(LOCAL_CLUSTER)/node-agent/target/node-agent-all.jar
@@ -14,8 +15,9 @@ TEST_CLUSTER_INSTANCE ?= 9
 CLUSTER_ENV = $(strip REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
 	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR)) \
 	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY,$(if $($(v)),$(v)=$($(v)))))
-# CLUSTER_KUBELET=real (opt-in) runs the real kubelet instead of the node agent: local-cluster/kubelet/.
-CLUSTER_NODE_DEPS = $(if $(filter real,$(CLUSTER_KUBELET)),real-kubelet-deps,$(AGENT_JAR))
+# The real kubelet (the default) needs its runtime and every image before its nodes start: they import
+# the images at start (local-cluster/kubelet/). CLUSTER_KUBELET=agent runs the node agent instead.
+CLUSTER_NODE_DEPS = $(if $(filter agent,$(CLUSTER_KUBELET)),$(AGENT_JAR),real-kubelet-deps images)
 
 ##@ Local cluster
 
@@ -39,8 +41,8 @@ cluster-status: ## Show each local-cluster component (PID, RSS, health) and the 
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-status.sh
 
 .PHONY: test-cluster
-test-cluster: tool-kube $(AGENT_JAR) ## Acceptance test of the local cluster, on its own instance ($(TEST_CLUSTER_INSTANCE)).
-	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_CLUSTER_INSTANCE) $(LOCAL_CLUSTER)/test/acceptance.sh
+test-cluster: tool-kube $(AGENT_JAR) ## Acceptance test of the node agent (CLUSTER_KUBELET=agent), on instance $(TEST_CLUSTER_INSTANCE); not in make test since the real kubelet is the default.
+	@REPO=$(REPO) BIN=$(BIN) CLUSTER_KUBELET=agent CLUSTER_INSTANCE=$(TEST_CLUSTER_INSTANCE) $(LOCAL_CLUSTER)/test/acceptance.sh
 
 # `make test-e2e` brings the default cluster up and runs e2e-suites; this check runs first.
 .PHONY: cluster-smoke

@@ -15,7 +15,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ORDER = ["leader-killed", "apiserver", "etcd", "pod-deleted", "opted-out", "hang-500-recover",
-         "node-agent", "scale-0-8-0-8", "crd-missing"]
+         "node-runtime", "scale-0-8-0-8", "crd-missing"]
 # Faults whose cases live in other suites, because they need what the fault suite's host-process
 # operators lack (the webhook, which the API server reaches only through the chart's Service).
 ELSEWHERE = [

@@ -4,21 +4,21 @@
 #
 # Each node has its own containerd (root, state, socket, CNI config under nodes/nK/), its own
 # kubelet (root dir, ports, cgroup root, client certificate) and its own bridge and /24:
-#   instance 20..51, node 1..8  ->  slot S = (instance - 20) * 8 + node - 1  (0..255)
+#   instance 0..31, node 1..8  ->  slot S = instance * 8 + node - 1  (0..255)
 #   pods 198.19.S.0/24 on bridge dkrI-K (198.19.S.1, the node's InternalIP); the node agent's
 #   instances keep 198.18.N.0/24, so the two never collide inside 198.18.0.0/15.
-#   kubelet port 30000 + 100*I + 2*K (healthz on 127.0.0.1, one higher): above every port the
-#   control planes of instances 0..199 use.
+#   kubelet port 30000 + 100*I + 2*K (healthz on 127.0.0.1, one higher): above the ports of the
+#   control planes of instances 0..197, and below the kernel's ephemeral ports (32768 up).
 #   cgroups /danki-rI/nK (the kubelet's cgroupRoot, where its CPU budget is a CFS quota) and
 #   /danki-rI/nK-daemons (its kubelet, containerd and shims, outside the budget), in every v1 hierarchy.
-# Env: CLUSTER_NODES (default 1, at most 8), NODE_CPU (each node's CPU budget, millicores as
+# Env: CLUSTER_NODES (default 3, at most 8), NODE_CPU (each node's CPU budget, millicores as
 #      500m or cores as 0.5; default 500m), NODE_MEMORY (each node's memory budget as 512Mi or 2Gi;
 #      default none: every node reports the host's memory).
 
 # shellcheck source=image-names.sh
 source "$LC_HOME/kubelet/image-names.sh"
 
-CLUSTER_NODES=${CLUSTER_NODES:-1}
+CLUSTER_NODES=${CLUSTER_NODES:-3}
 NODE_CPU=${NODE_CPU:-500m}
 NODES_DIR=$CLUSTER_DIR/nodes
 # Machine-wide: the host sysctls the kubelet changes, saved by the first node up and restored when
@@ -37,8 +37,8 @@ NET_AGENT_PORT=$((30000 + 100 * I + 90))
 NET_TABLE=danki-r$I
 NET_STATE=$CLUSTER_DIR/net-agent/attachments.json
 
-if ((I < 20 || I > 51)); then
-  echo "CLUSTER_KUBELET=real runs on instances 20 to 51 (each has 8 node slots in 198.19.0.0/16), got $I" >&2
+if ((I > 31)); then
+  echo "CLUSTER_KUBELET=real runs on instances 0 to 31 (each has 8 node slots in 198.19.0.0/16), got $I" >&2
   exit 2
 fi
 if ! [[ $CLUSTER_NODES =~ ^[1-8]$ ]]; then
@@ -78,7 +78,7 @@ node_env() {
   NODE_K=$1
   NODE_NAME_K=danki$I-n$NODE_K
   NODE_DIR=$NODES_DIR/n$NODE_K
-  local slot=$(((I - 20) * 8 + NODE_K - 1))
+  local slot=$((I * 8 + NODE_K - 1))
   NODE_POD_CIDR=198.19.$slot.0/24
   NODE_IP=198.19.$slot.1
   NODE_BRIDGE=dkr$I-$NODE_K

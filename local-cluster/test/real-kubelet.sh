@@ -43,8 +43,11 @@ rm -rf "$CLUSTER_DIR"
 SYSCTLS_BEFORE=$(for k in "${HOST_SYSCTLS[@]}"; do echo "$k=$(sysctl -n "$k")"; done)
 # shellcheck disable=SC2034 # used by the parts
 NETNS_BEFORE=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
+# A killed shim leaves its socket file in /run/containerd/s with nobody listening on it; the live
+# shims of other instances (started or stopped meanwhile) listen on theirs. Orphans from before are not ours.
+orphan_shim_sockets() { comm -23 <(find /run/containerd/s -type s 2>/dev/null | sort) <(ss -xlH 2>/dev/null | awk '{print $5}' | sort -u); }
 # shellcheck disable=SC2034 # used by the parts
-SHIM_SOCKETS_BEFORE=$(find /run/containerd/s -type s 2>/dev/null | wc -l)
+ORPHAN_SHIM_SOCKETS_BEFORE=$(orphan_shim_sockets)
 
 # web_pod NAME NODE LABEL: a pod of the JRE base on node NODE (1..3) labelled LABEL (key=value) that
 # answers its own name on port 8080 (busybox httpd) and is Ready once it listens; the services and

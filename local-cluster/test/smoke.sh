@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # smoke.sh - quick check that a running local cluster can run pods (default: the shared instance
-# 0), for `make test-e2e` before the end-to-end suites: the Node is Ready, one danki/http-status
+# 0), for `make test-e2e` before the end-to-end suites: every Node is Ready, one danki/http-status
 # pod becomes Ready, answers curl on its pod IP, and is cleaned up. Every wait is bounded.
 # Prints `N passed, N failed` last; exits non-zero on failure.
 set -uo pipefail
@@ -10,10 +10,10 @@ K=("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=10s)
 NS=cluster-smoke
 PASSED=0 FAILED=0
 check() { local what=$1; shift; if "$@"; then PASSED=$((PASSED + 1)); echo "PASS  $what"; else FAILED=$((FAILED + 1)); echo "FAIL  $what"; fi; }
-node_ready() { [[ $("${K[@]}" get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null) == True ]]; }
+nodes_ready() { [[ -n $("${K[@]}" get nodes -o name 2>/dev/null) ]] && "${K[@]}" wait node --all --for=condition=Ready --timeout=30s >/dev/null; }
 trap '"${K[@]}" delete namespace $NS --wait=false >/dev/null 2>&1 || true' EXIT
 
-check "node $NODE_NAME of instance $I is Ready (make cluster-up first)" node_ready
+check "every node of instance $I is Ready (make cluster-up first)" nodes_ready
 if ((FAILED == 0)); then
   "${K[@]}" create namespace $NS >/dev/null 2>&1
   for ((n = 0; n < 120; n++)); do "${K[@]}" -n $NS get serviceaccount default >/dev/null 2>&1 && break; sleep 0.25; done

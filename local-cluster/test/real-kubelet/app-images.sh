@@ -102,3 +102,12 @@ check "  ... curl http://$status_ip:8080/ gives 203" test "$(curl -s -o /dev/nul
 check "danki/http-fetch:dev is Ready" until_true 60 pod_ready fetch
 fetched=$(curl -s --max-time 5 "http://$(pod_field fetch '{.status.podIP}'):8080/?url=http://$status_ip:8080/")
 check "http-fetch on danki$I-n2 fetches http-status on danki$I-n3 ($fetched)" test "$fetched" == 203
+
+# An image that was never built: the pull fails at once on loopback (containerd's proxy, node-up.sh),
+# never a lookup of a public registry.
+"${K[@]}" -n "$NS" run missing --image=danki/no-such-image:dev --restart=Never >/dev/null
+pull_refused() {
+  pod_field missing '{.status.containerStatuses[0].state.waiting.message}' | grep -q "127.0.0.1:9"
+}
+check "an image that was not built gives ErrImagePull at once, refused on loopback (no registry lookup)" until_true 30 pull_refused
+"${K[@]}" -n "$NS" delete pod missing --wait=false >/dev/null 2>&1 || true

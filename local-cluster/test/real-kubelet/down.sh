@@ -11,7 +11,8 @@ else
 fi
 check "no process of the instance is left" test "$(pgrep -f -- "$CLUSTER_DIR/" | wc -l)" == 0
 check "no containerd shim is left" test "$(pgrep -f -- "-address $CLUSTER_DIR/" | wc -l)" == 0
-check "no socket of a killed shim is left in /run/containerd/s" test "$(find /run/containerd/s -type s 2>/dev/null | wc -l)" == "$SHIM_SOCKETS_BEFORE"
+new_orphan_sockets() { orphan_shim_sockets | comm -13 <(echo "$ORPHAN_SHIM_SOCKETS_BEFORE") -; }
+check "no socket of a killed shim is left in /run/containerd/s ($(new_orphan_sockets | wc -l))" test -z "$(new_orphan_sockets)"
 check "no mount under $CLUSTER_DIR is left" test "$(awk -v d="$CLUSTER_DIR/" 'index($5, d) == 1' /proc/self/mountinfo | wc -l)" == 0
 # Other instances' node agents make and remove their own (dankiN-...) meanwhile: those are not ours.
 new_netns() { ip netns list 2>/dev/null | awk '{print $1}' | sort | comm -13 <(echo "$NETNS_BEFORE") - | grep -v '^danki[0-9]*-'; }

@@ -224,8 +224,14 @@ class OperatorE2E {
                 .gatedPods("flow")
                 .single()
                 .metadata.name
-        val run = cluster.runs().single { it.spec.podName == pod }
-        run.status.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+        // the gate is patched first, the WarmupRun's status right after it (RunRecorder)
+        val run =
+            eventually(Duration.ofSeconds(30)) {
+                cluster.runs().single { it.spec.podName == pod }.also {
+                    it.status.phase shouldBe
+                        WarmupRun.PHASE_SUCCEEDED
+                }
+            }
         listOf(run.status.cold!!.p95, run.status.warm!!.p95).forEach { it.shouldNotBeNull() }
         println("E2E runner pod run ${run.metadata.name}: notes ${run.status.scriptNotes}")
         val notes = run.status.scriptNotes.orEmpty()

@@ -25,6 +25,7 @@ class FaultBench(
     val client = cluster.client
     val ns = cluster.ns
     val instance = (System.getenv("CLUSTER_INSTANCE") ?: "5").toInt()
+    val layout = InstanceLayout.of(repo, instance)
     private val logDir = File(repo, "operator/target/faults-logs").apply { mkdirs() }
     val operators = mutableListOf<OperatorProcess>()
     private var started = 0
@@ -129,11 +130,11 @@ class FaultBench(
     /** Waits (bounded) until nothing is left behind; records what was left at the end. */
     fun awaitClean(case: FaultCase, timeout: Duration = Duration.ofSeconds(CLEAN_SECONDS)) {
         val from = System.nanoTime()
-        var last = Leftovers.of(client, ns, instance, operators)
+        var last = Leftovers.of(client, ns, layout, operators)
         val end = from + timeout.toNanos()
         while (!last.isEmpty() && System.nanoTime() < end) {
             Thread.sleep(TimeUnit.SECONDS.toMillis(1))
-            last = Leftovers.of(client, ns, instance, operators)
+            last = Leftovers.of(client, ns, layout, operators)
         }
         case.cleanSeconds = FaultCase.secondsSince(from)
         case.leftovers = last.asMap()

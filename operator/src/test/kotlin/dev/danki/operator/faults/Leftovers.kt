@@ -31,8 +31,16 @@ data class Leftovers(
         )
 
     companion object {
-        /** Looks now: [instance]'s pods are in 198.18.<instance>.0/24, its netns named `danki<instance>-<uid8>`. */
-        fun of(client: KubernetesClient, ns: String, instance: Int, operators: List<OperatorProcess>): Leftovers {
+        /**
+         * Looks now, at the pods of [layout]'s instance. Network namespaces: the node agent names them
+         * `danki<instance>-<uid8>`; the real kubelet's are the net agent's attachments.
+         */
+        fun of(
+            client: KubernetesClient,
+            ns: String,
+            layout: InstanceLayout,
+            operators: List<OperatorProcess>,
+        ): Leftovers {
             val pods =
                 client
                     .pods()
@@ -48,7 +56,7 @@ data class Leftovers(
                     .items
             val active = setOf(WarmupRun.PHASE_PENDING, WarmupRun.PHASE_RUNNING)
             return Leftovers(
-                k6 = k6Processes("198.18.$instance.", operators),
+                k6 = k6Processes(layout.podPrefixes, operators),
                 runnerPods =
                     pods
                         .filter {
@@ -62,14 +70,22 @@ data class Leftovers(
                         .map { it.metadata.name },
                 orphanRuns = runs.filter { it.spec.podUid !in live }.map { it.metadata.name },
                 netns =
-                    netnsOf(instance)
-                        .filter { uid8 -> live.none { it.startsWith(uid8) } }
-                        .map { "danki$instance-$it" },
+                    if (layout.realKubelet) {
+                        layout
+                            .attachedPods()
+                            .filterValues { it !in live }
+                            .keys
+                            .toList()
+                    } else {
+                        netnsOf(layout.instance)
+                            .filter { uid8 -> live.none { it.startsWith(uid8) } }
+                            .map { "danki${layout.instance}-$it" }
+                    },
             )
         }
 
         /** k6 processes whose target (BASE_URL) is a pod of this instance, or that descend from an operator. */
-        private fun k6Processes(podPrefix: String, operators: List<OperatorProcess>): List<String> {
+        private fun k6Processes(podPrefixes: List<String>, operators: List<OperatorProcess>): List<String> {
             val children = operators.flatMap { op -> runCatching { op.k6Children() }.getOrDefault(emptyList()) }
             val byTarget =
                 ProcessHandle.allProcesses().toList().filter { handle ->
@@ -80,7 +96,9 @@ data class Leftovers(
                         .firstOrNull()
                         .orEmpty()
                         .endsWith("k6") &&
-                        (cmd.contains(podPrefix) || read("/proc/$pid/environ").contains("BASE_URL=http://$podPrefix"))
+                        podPrefixes.any { prefix ->
+                            cmd.contains(prefix) || read("/proc/$pid/environ").contains("BASE_URL=http://$prefix")
+                        }
                 }
             return (children + byTarget)
                 .filter { it.isAlive }

@@ -10,7 +10,7 @@ import java.nio.file.Path
 data class NetAgentConfig(
     /** Admin kubeconfig of the instance: the agent reads pods, policies, Services and EndpointSlices. */
     val kubeconfig: Path,
-    /** Instance number (20..51): names the host table and the bridges whose traffic it handles. */
+    /** Instance number (0..31, kubelet/node-env.sh): names the host table and the bridges whose traffic it handles. */
     val instance: Int,
     /** Loopback port of the agent's HTTP endpoint, which the CNI plugin calls. */
     val port: Int,
@@ -29,7 +29,7 @@ data class NetAgentConfig(
 
     companion object {
         private val REQUIRED = listOf("kubeconfig", "instance", "port", "state-file", "api-endpoint", "service-cidr")
-        private val INSTANCES = 20..51
+        private val INSTANCES = 0..31
         private const val MAX_PORT = 65535
 
         /** Parses `--name=value` arguments, collecting every problem before failing. */
@@ -49,7 +49,7 @@ data class NetAgentConfig(
             if (values["instance"] != null &&
                 instance !in INSTANCES
             ) {
-                problems += "--instance must be a number from 20 to 51"
+                problems += "--instance must be a number from 0 to 31"
             }
             val port = values["port"]?.toIntOrNull()
             if (values["port"] != null &&

@@ -28,7 +28,7 @@ class NetAgentConfigTest {
 
     @Test
     fun `every problem is reported at once`() {
-        val args = arrayOf("--instance=7", "--port=x", "--api-endpoint=localhost", "--colour=blue", "stray")
+        val args = arrayOf("--instance=32", "--port=x", "--api-endpoint=localhost", "--colour=blue", "stray")
         val problems = assertFailsWith<BadArgumentsException> { NetAgentConfig.parse(args) }.problems
         assertEquals(
             listOf(
@@ -37,7 +37,7 @@ class NetAgentConfigTest {
                 "missing --kubeconfig",
                 "missing --state-file",
                 "missing --service-cidr",
-                "--instance must be a number from 20 to 51",
+                "--instance must be a number from 0 to 31",
                 "--port must be a port number",
                 "--api-endpoint must be ip:port",
             ),
