@@ -14,7 +14,10 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import java.time.Duration
 
-/** Issue 13 faults 2, 3 and 7: the API server, etcd, and the nodes' kubelets and containerds restarted while pods are warmed. */
+/**
+ * Issue 13 faults 2, 3 and 7: the API server, etcd, and the nodes' kubelets and containerds restarted
+ * while pods are warmed.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class ControlPlaneFaults {

@@ -40,7 +40,7 @@ class InstanceLayout(
         /** Nodes per real-kubelet instance (node-env.sh). */
         const val NODE_SLOTS = 8
 
-        /** The instance's folder as cluster-env.sh picks it: CLUSTER_DIR, else .cluster (instance 0) or .cluster/instance-N. */
+        /** The instance's folder as cluster-env.sh picks it: CLUSTER_DIR, else .cluster (0) or .cluster/instance-N. */
         fun of(repo: File, instance: Int): InstanceLayout {
             val dir =
                 System.getenv("CLUSTER_DIR")?.let(::File)
