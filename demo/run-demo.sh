@@ -66,8 +66,6 @@ step 1/8 "building what is missing: pinned tools into bin/, then the jars"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   info "(a first run builds k6, helm and Kubernetes from source: about 20 minutes on 2 cores)"
   $MAKE -C "$REPO" --no-print-directory tools build
-  # the real kubelet's nodes import the images at start, so they are built before the cluster
-  [[ ${CLUSTER_KUBELET:-real} != real ]] || $MAKE -C "$REPO" --no-print-directory images
 fi
 for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
 [[ -f $EXAM_START ]] || die "missing $EXAM_START"

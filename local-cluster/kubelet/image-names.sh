@@ -15,6 +15,9 @@ SLIM_IMAGE=localhost/danki/debian:12-slim
 # node agent's catalog name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner spring-shop)
 APP_TAG=dev
+# chart_tag: the chart's appVersion, the tag it installs when none is set; node-images.sh tags danki's
+# images with it as well as APP_TAG, so charts and manifests work as users write them.
+chart_tag() { sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml"; }
 # Stands in for the test images' PYTHON_IMAGE: the host's Python 3.11 on the slim base.
 PYTHON_IMAGE=localhost/danki/python:3.11
 # The test images' stages, in local-cluster/images/Dockerfile.

@@ -276,12 +276,12 @@ import() {
   done
   # danki's images also under the chart's appVersion, the tag the chart uses when none is set:
   # the chart and manifests work as users write them, not only with image.tag=dev
-  local chart_tag
-  chart_tag=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml")
-  [[ -n $chart_tag ]] || die "no appVersion in $REPO/charts/danki/Chart.yaml"
+  local chart
+  chart=$(chart_tag)
+  [[ -n $chart ]] || die "no appVersion in $REPO/charts/danki/Chart.yaml"
   for f in "${APP_STAGES[@]}"; do
     [[ ! -f $IMAGES_DIR/$f.tar ]] ||
-      ctr --address "$sock" --namespace k8s.io images tag --force "docker.io/danki/$f:$APP_TAG" "docker.io/danki/$f:$chart_tag" >/dev/null
+      ctr --address "$sock" --namespace k8s.io images tag --force "docker.io/danki/$f:$APP_TAG" "docker.io/danki/$f:$chart" >/dev/null
   done
 }
 

@@ -15,7 +15,7 @@ check "the application and test images match their Dockerfile stages (user, env,
 
 # The sample service by the chart's appVersion tag (node-up tags danki's images with it too), as a
 # user's manifest names it; the others by :dev.
-chart_tag=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml")
+app_version=$(chart_tag)
 cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1
 kind: Pod
@@ -25,7 +25,7 @@ spec:
   terminationGracePeriodSeconds: 2
   containers:
   - name: app
-    image: danki/sample-service:$chart_tag
+    image: danki/sample-service:$app_version
     readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}
     resources: {requests: {cpu: 250m, memory: 256Mi}, limits: {memory: 512Mi}}
 ---
@@ -77,9 +77,9 @@ EOF2
 t0=$(now_ms)
 pod_ready() { [[ $(pod_field "$1" '{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
 if until_true 150 pod_ready sample; then
-  pass "danki/sample-service:$chart_tag (the chart's appVersion) is Ready on a 0.5-CPU node ($(secs $(($(now_ms) - t0))) s from apply)"
+  pass "danki/sample-service:$app_version (the chart's appVersion) is Ready on a 0.5-CPU node ($(secs $(($(now_ms) - t0))) s from apply)"
 else
-  fail "danki/sample-service:$chart_tag is Ready within 150 s"
+  fail "danki/sample-service:$app_version is Ready within 150 s"
   "${K[@]}" -n "$NS" logs sample --tail=20 2>&1 | sed 's/^/      /'
 fi
 check "the sample service runs as the image's user 65532" test "$("${K[@]}" -n "$NS" exec sample -- id -u 2>&1)" == 65532
