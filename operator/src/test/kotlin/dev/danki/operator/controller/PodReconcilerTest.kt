@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.testkit.ownedByReplicaSet
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
@@ -129,16 +130,8 @@ class PodReconcilerTest {
             .withName("web-1")
             .withUid("uid-1")
             .withCreationTimestamp(created?.toString())
-            .apply {
-                if (owner != null) {
-                    addToLabels(Keys.POD_TEMPLATE_HASH, owner.substringAfterLast('-'))
-                    addNewOwnerReference()
-                        .withKind("ReplicaSet")
-                        .withName(owner)
-                        .withController(true)
-                        .endOwnerReference()
-                }
-            }.endMetadata()
+            .apply { if (owner != null) ownedByReplicaSet(owner) }
+            .endMetadata()
             .withNewSpec()
             .addNewContainer()
             .withName("app")

@@ -4,6 +4,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.testkit.ownedByReplicaSet
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.kotest.matchers.shouldBe
@@ -23,12 +24,7 @@ class GatedPodsTest {
             .withNewMetadata()
             .withName(name)
             .withNamespace("shop")
-            .addToLabels(Keys.POD_TEMPLATE_HASH, "abc")
-            .addNewOwnerReference()
-            .withKind("ReplicaSet")
-            .withName("exam-abc")
-            .withController(true)
-            .endOwnerReference()
+            .ownedByReplicaSet("exam-abc")
             .endMetadata()
             .withNewSpec()
             .apply { if (gated) addNewReadinessGate(Keys.GATE_CONDITION) }
