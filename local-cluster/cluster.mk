@@ -14,7 +14,7 @@ TEST_CLUSTER_INSTANCE ?= 9
 # The scripts take CLUSTER_DIR from the environment; a non-default instance gets its own folder.
 CLUSTER_ENV = $(strip REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
 	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR)) \
-	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY,$(if $($(v)),$(v)=$($(v)))))
+	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY SYSTEM_NODE_CPU,$(if $($(v)),$(v)=$($(v)))))
 # The real kubelet (the default) needs its runtime and every image before its nodes start: they import
 # the images at start (local-cluster/kubelet/). CLUSTER_KUBELET=agent runs the node agent instead.
 CLUSTER_NODE_DEPS = $(if $(filter agent,$(CLUSTER_KUBELET)),$(AGENT_JAR),real-kubelet-deps images)

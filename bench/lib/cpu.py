@@ -1,12 +1,16 @@
 """Where the CPU went during a benchmark step: the machine's busy time, and CPU seconds by who spent
-them (the target's pod JVMs, the operator, the k6 processes it reaped, the control plane), read from
-/proc on the host, where every pod of the local cluster is a process."""
+them (the target's pod JVMs, the operator, the k6 processes it reaped, the control plane, the nodes'
+kubelets, containerd and net agent), read from /proc on the host, which sees every container's
+processes. A pod's JVM is told apart by the jar its image runs (the Dockerfile's /opt/danki/*.jar)."""
 
 import os
 import resource
 
 TICKS = os.sysconf("SC_CLK_TCK")
-CONTROL_PLANE = ("kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler", "node-agent-all.jar")
+OPERATOR_JAR = "/opt/danki/operator.jar"
+CONTROL_PLANE = ("kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler")
+NODE_DAEMONS = ("/kubelet ", "containerd", "node-agent-all.jar")
+"""The nodes' own processes: kubelet, containerd and its shims, and the net agent (in the node agent's jar)."""
 
 
 def _machine():
@@ -31,18 +35,21 @@ def _processes():
 
 
 def snapshot(pod_jar):
-    """CPU seconds so far, by category; diff two snapshots with `spent`."""
+    """CPU seconds so far, by category (POD_JAR: the jar the target's image runs); diff two snapshots
+    with `spent`."""
     total, busy = _machine()
     cpu = {"machine_total": total, "machine_busy": busy, "pods": 0.0, "operator": 0.0, "operator_k6": 0.0,
-           "control_plane": 0.0}
+           "control_plane": 0.0, "node_daemons": 0.0}
     for cmdline, own, children in _processes():
         if pod_jar in cmdline:
             cpu["pods"] += own
-        elif "operator-all.jar" in cmdline:
+        elif OPERATOR_JAR in cmdline:
             cpu["operator"] += own
             cpu["operator_k6"] += children
         elif any(c in cmdline for c in CONTROL_PLANE):
             cpu["control_plane"] += own
+        elif any(c in cmdline for c in NODE_DAEMONS):
+            cpu["node_daemons"] += own
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu["harness_children"] = usage.ru_utime + usage.ru_stime
     return cpu

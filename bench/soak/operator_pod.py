@@ -1,32 +1,35 @@
 """The operator under soak: installed with its chart on the soak's cluster as `make bench` installs it,
-found as a host process (every pod of the local cluster is one), its log summed up, and everything the
-soak made removed again, down to the last k6 process."""
+its JVM found among the host's processes (the host sees every container's), its log summed up, and
+everything the soak made removed again, down to the last k6 process."""
 
 import json
 import os
 import platform
-import shutil
 import signal
 import subprocess
 import time
 from collections import Counter
 
-from kube import all_gated, get_json, kubectl
+from kube import KUBECTL, all_gated, get_json, kubectl
+from probe import cpu_cgroup
 from targets import REPO
 
 HELM = os.environ.get("HELM", os.path.join(REPO, "bin", "helm"))
 NAMESPACE, RELEASE, LEASE = "danki-system", "danki", "danki-operator"
 GATE = "danki.dev/warmed"
-JAVA_OPTIONS = "-Xmx512m"
-"""The heap ceiling the image gives the chart's default 2Gi limit (MaxRAMPercentage=25): the local
-cluster sets no memory limit, so without it the JVM would size its heap from the host's 24 GiB."""
+OPERATOR_JAR = b"/opt/danki/operator.jar"
+"""Where the operator image keeps its jar (Dockerfile): how its JVM is told apart among the host's processes."""
+JAVA_OPTIONS = "the image's (-XX:MaxRAMPercentage=25 of the chart's memory limit)"
+"""What the soak's record says of the JVM's options: the chart as shipped, its memory limit enforced."""
+INSTANCE = os.environ.get("CLUSTER_INSTANCE", "6")
+INSTANCE_CGROUP = f"/danki-r{INSTANCE}"
+"""Every pod and node daemon of the real kubelet's instance lives under it (local-cluster/kubelet/node-env.sh)."""
 
 
 def install():
-    env = json.dumps([{"name": "JAVA_TOOL_OPTIONS", "value": JAVA_OPTIONS}])
     subprocess.run([HELM, "upgrade", "--install", RELEASE, os.path.join(REPO, "charts", "danki"), "-n", NAMESPACE,
                     "--create-namespace", "--set", "image.tag=dev", "--set", "replicaCount=1",
-                    "--set", "podDisruptionBudget.enabled=false", "--set-json", f"extraEnv={env}",
+                    "--set", "podDisruptionBudget.enabled=false",
                     "--wait", "--timeout", "180s"], check=True, timeout=240, stdout=subprocess.DEVNULL)
 
 
@@ -56,7 +59,7 @@ def host_pid(pod_name):
             continue
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
-                if b"operator-all.jar" not in f.read():
+                if OPERATOR_JAR not in f.read():
                     continue
             with open(f"/proc/{name}/environ", "rb") as f:
                 if wanted in f.read().split(b"\0"):
@@ -88,21 +91,18 @@ def machine():
             "commit": commit.strip()}
 
 
-def log_path(operator):
-    instance = os.environ.get("CLUSTER_INSTANCE", "6")
-    pod_dir = f"{NAMESPACE}_{operator['pod']}_{operator['uid']}"
-    return os.path.join(REPO, ".cluster", f"instance-{instance}", "agent", "pods", pod_dir, "operator.log")
-
-
 def log_summary(operator, out):
-    """Lines per level of the operator's JSON log, and its most frequent WARN/ERROR messages; the log is
-    copied to OUT, since cluster-down removes it."""
-    path = log_path(operator)
-    if not os.path.exists(path):
-        return {"path": path, "missing": True}
-    shutil.copy(path, os.path.join(out, "operator.log"))
+    """Lines per level of the operator's JSON log, and its most frequent WARN/ERROR messages; the log
+    (`kubectl logs`) is saved to OUT, since cluster-down removes it."""
+    path = os.path.join(out, "operator.log")
+    result = subprocess.run([KUBECTL, "-n", NAMESPACE, "logs", operator["pod"], "-c", "operator"],
+                            capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        return {"path": path, "missing": True, "error": result.stderr.strip()[:300]}
+    with open(path, "w") as f:
+        f.write(result.stdout)
     levels, problems, other = Counter(), Counter(), 0
-    for line in open(path, errors="replace"):
+    for line in result.stdout.splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
@@ -116,20 +116,22 @@ def log_summary(operator, out):
             "warnings": problems.most_common(12)}
 
 
-def own_k6(k6_binary):
-    """PIDs of the processes running this work tree's k6 binary: only this cluster's operator starts it."""
-    k6, pids = os.path.realpath(k6_binary), []
+def own_k6():
+    """PIDs of the k6 processes of the soak's cluster (under its cgroup): only its operator starts k6."""
+    pids = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.readlink(f"/proc/{name}/exe") == k6:
-                    pids.append(int(name))
+                if os.path.basename(os.readlink(f"/proc/{name}/exe")) != "k6":
+                    continue
             except OSError:
                 continue
+            if (cpu_cgroup(name) or "").startswith(INSTANCE_CGROUP + "/"):
+                pids.append(int(name))
     return pids
 
 
-def cleanup(operator, k6_binary, keep=False):
+def cleanup(operator, keep=False):
     """Removes the soak's namespace and the chart (unless KEEP), then stops any k6 process still running
     this work tree's k6, by PID. Bounded: every call has a timeout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -143,7 +145,7 @@ def cleanup(operator, k6_binary, keep=False):
                        timeout=90, check=False, capture_output=True)
     except (OSError, subprocess.SubprocessError) as e:
         print(f"    cleanup: {e}", flush=True)
-    left = own_k6(k6_binary)
+    left = own_k6()
     for pid in left:
         try:
             os.kill(pid, signal.SIGKILL)

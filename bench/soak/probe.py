@@ -1,8 +1,9 @@
 """What the soak samples every few seconds: the operator process as the host sees it (/proc), the
 operator as it sees itself (/metrics), the k6 processes, and how busy the machine is (and with whom).
 
-Every pod of the local cluster is a host process, so the operator's JVM and its k6 children are read
-straight from /proc. One `Probe.sample()` is one JSON-ready dict.
+The host sees every container's processes, so the operator's JVM and its k6 children are read straight
+from /proc; the cluster's own processes are told apart from the machine's others by their cgroup (every
+node's pods and daemons live under the instance's /danki-rI). One `Probe.sample()` is one JSON-ready dict.
 """
 
 import os
@@ -108,8 +109,21 @@ def read_proc(pid):
             "cpu": sum(int(x) for x in fields[11:13]), "rss_kb": int(fields[21]) * os.sysconf("SC_PAGE_SIZE") // 1024}
 
 
+def cpu_cgroup(pid):
+    """PID's cgroup in the v1 cpu hierarchy ("/danki-r6/n1/kubepods/..."), None when unreadable."""
+    try:
+        with open(f"/proc/{pid}/cgroup") as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if "cpu" in controllers.split(","):
+                    return path
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def process_table():
-    """Every process: pid -> its /proc stat facts, exe and cwd (None when unreadable)."""
+    """Every process: pid -> its /proc stat facts, exe, cwd and cpu cgroup (None when unreadable)."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -122,6 +136,7 @@ def process_table():
                 facts[link] = os.readlink(f"/proc/{name}/{link}")
             except OSError:
                 facts[link] = None
+        facts["cgroup"] = cpu_cgroup(name)
         table[int(name)] = facts
     return table
 
@@ -145,11 +160,12 @@ def machine_ticks():
 
 
 class Probe:
-    """Samples operator PID (its /metrics at METRICS_URL) and the k6 processes running K6_BINARY."""
+    """Samples operator PID (its /metrics at METRICS_URL) and the k6 processes of the cluster whose
+    processes live under cgroup INSTANCE_CGROUP (/danki-rI)."""
 
-    def __init__(self, pid, metrics_url, k6_binary, repo):
+    def __init__(self, pid, metrics_url, instance_cgroup, repo):
         self.pid, self.metrics_url = pid, metrics_url
-        self.k6 = os.path.realpath(k6_binary)
+        self.instance_cgroup = instance_cgroup.rstrip("/") + "/"
         self.repo = os.path.realpath(repo)
         self.previous = None
         self.links = []
@@ -161,7 +177,7 @@ class Probe:
         s = {"t": t, "pid": self.pid, "alive": own is not None}
         if own:
             s.update(rss_bytes=own["rss_kb"] * 1024, threads=own["threads"], fds=self._fds(), cpu_s=own["cpu"] / TICKS)
-        k6_all = [p for p, f in table.items() if f["exe"] == self.k6]
+        k6_all = [p for p, f in table.items() if os.path.basename(f["exe"] or "") == "k6" and self._in_cluster(f)]
         k6_children = set(descendants(table, self.pid)) & set(k6_all)
         s["k6"] = len(k6_children)
         s["k6_not_children"] = len(k6_all) - len(k6_children)
@@ -239,10 +255,14 @@ class Probe:
         self.previous = (t, total, busy, cpu_by_pid)
         return out
 
+    def _in_cluster(self, facts):
+        return (facts.get("cgroup") or "").startswith(self.instance_cgroup)
+
     def _tree(self, facts):
-        """"ours" for a process working in this work tree, else the top two folders of its working
-        directory (another work tree, say), "/" for kernel threads and system services."""
+        """"ours" for a process of the soak's cluster (its cgroup) or working in this work tree, else the
+        top two folders of its working directory (another work tree, say), "/" for kernel threads and
+        system services."""
         cwd = facts.get("cwd") or "/"
-        if cwd == self.repo or cwd.startswith(self.repo + os.sep):
+        if self._in_cluster(facts) or cwd == self.repo or cwd.startswith(self.repo + os.sep):
             return "ours"
         return "/" + "/".join(cwd.strip("/").split("/")[:2])

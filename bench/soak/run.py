@@ -8,7 +8,7 @@ does (one replica, the shipped heap ceiling), and always tears both down again, 
 
 Env: SOAK_MINUTES (30), SOAK_CYCLE_S (90: one scale step), SOAK_SAMPLE_S (12), SOAK_SEED (13),
      SOAK_TAIL_S (60: quiet time after the last scale to 0), SOAK_RESULTS (bench/results/soak.md),
-     CLUSTER_INSTANCE (6), KEEP=1 keeps the cluster. Set by the Makefile: REPO, KUBECTL, HELM, K6, MAKE.
+     CLUSTER_INSTANCE (6), KEEP=1 keeps the cluster. Set by the Makefile: REPO, KUBECTL, HELM, MAKE.
 """
 
 import json
@@ -38,7 +38,6 @@ SAMPLE_S = float(os.environ.get("SOAK_SAMPLE_S", "12"))
 SEED = int(os.environ.get("SOAK_SEED", "13"))
 TAIL_S = float(os.environ.get("SOAK_TAIL_S", "60"))
 RESULTS = os.environ.get("SOAK_RESULTS", os.path.join(REPO, "bench", "results", "soak.md"))
-K6 = os.environ.get("K6", os.path.join(REPO, "bin", "k6"))
 MAKE = os.environ.get("MAKE", "make")
 OUT = os.path.join(REPO, ".work", "soak")
 
@@ -73,7 +72,7 @@ class Soak:
     def setup(self):
         operator_pod.install()
         self.operator = operator_pod.find()
-        self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], K6, REPO)
+        self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], operator_pod.INSTANCE_CGROUP, REPO)
         log(f"operator {self.operator['pod']} pid {self.operator['pid']} at {self.operator['metrics_url']}")
         kubectl("create", "namespace", churn.NAMESPACE, check=False)
         apply(churn.NAMESPACE, *churn.manifests())
@@ -87,7 +86,7 @@ class Soak:
             log(f"operator pid {self.operator['pid']} is gone: looking for its successor")
             self.probe.close()
             self.operator = operator_pod.find()
-            self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], K6, REPO)
+            self.probe = Probe(self.operator["pid"], self.operator["metrics_url"], operator_pod.INSTANCE_CGROUP, REPO)
             s = self.probe.sample()
         if live:
             s.update(self.probe.live_set())
@@ -172,7 +171,7 @@ def main():
             log(f"wrote {RESULTS} and {json_path}")
         if soak.probe:
             soak.probe.close()
-        operator_pod.cleanup(soak.operator, K6, keep=os.environ.get("KEEP") == "1")
+        operator_pod.cleanup(soak.operator, keep=os.environ.get("KEEP") == "1")
         if started_cluster and os.environ.get("KEEP") != "1":
             subprocess.run([MAKE, "-C", REPO, "--no-print-directory", "cluster-down", f"CLUSTER_INSTANCE={INSTANCE}"],
                            timeout=300, check=False)

@@ -37,7 +37,9 @@ class Target:
     jar: str
     """Path of the fat jar, relative to the repository."""
     image: str
-    """The local cluster's catalog entry (local-cluster/images.yaml) that runs the jar."""
+    """The image that runs the jar (the Dockerfile's stage of the same name, built by `make images`)."""
+    pod_jar: str
+    """Where the image keeps the jar (the Dockerfile's COPY): how its JVM is told apart among the host's processes."""
     ready_path: str
     metrics_path: str
     """The Prometheus page with the JVM's JIT counter (danki.dev/jit-metrics)."""
@@ -59,6 +61,7 @@ SAMPLE = Target(
     name="sample",
     jar="sample-service/target/sample-service-all.jar",
     image="danki/sample-service:dev",
+    pod_jar="/opt/danki/sample-service.jar",
     ready_path="/readyz",
     metrics_path="/metrics",
     warmup_paths=_demo_paths(),
@@ -73,6 +76,7 @@ SPRING = Target(
     name="spring-shop",
     jar="bench/targets/spring-shop/target/spring-shop.jar",
     image="danki/spring-shop:dev",
+    pod_jar="/opt/danki/spring-shop.jar",
     ready_path="/actuator/health/readiness",
     metrics_path="/actuator/prometheus",
     warmup_paths=open(os.path.join(REPO, "bench", "targets", "spring-shop", "warmup-paths.txt")).read(),

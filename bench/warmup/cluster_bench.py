@@ -1,7 +1,7 @@
 """Warm-up strategies on the local cluster: how soon new pods are Ready, and how warm they are then.
 
   cluster_bench.py single  TARGET STRATEGY   a Deployment scaled 0 -> 1
-  cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO (9)
+  cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO
 
 Each new pod gets the target's first 100 user requests at 20/s the moment the cluster says it is Ready
 (as its Service would send them); after every pod is Ready, each gets 6,000 more and 3 more passes of
@@ -10,7 +10,9 @@ the last Ready. One JSON record is appended to RECORDS (run-bench.sh sets it).
 
 Strategies: none (no gate), serial_fixed100 (the harness's simple serial warmer: one pod at a time,
 100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics).
-Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (9), SCALE_TIMEOUT (900 s).
+Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
+SCALEUP_TO is at most the cluster's worker nodes.
+Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s).
 """
 
 import json
@@ -33,12 +35,19 @@ DANKI_GATE = "danki.dev/warmed"
 """danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
 
 
+RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "768Mi"}}
+"""As users set them: a CPU request the scheduler counts, a memory ceiling, no CPU limit (a pod has its
+worker node to itself, so the node's budget is what bounds its JVM)."""
+
+
 def manifest(target, name, replicas, strategy):
+    placement = {"one_per_node": True, "resources": RESOURCES}
     if strategy == "serial_fixed100":
-        return deployment(target, name, replicas, gate=True)
+        return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
-        return deployment(target, name, replicas, annotations=danki_annotations(target, jit=strategy == "danki_jit"))
-    return deployment(target, name, replicas)
+        return deployment(target, name, replicas, annotations=danki_annotations(target, jit=strategy == "danki_jit"),
+                          **placement)
+    return deployment(target, name, replicas, **placement)
 
 
 def ready_count(pods, exclude):
@@ -64,12 +73,12 @@ def experiment(section, target, strategy, n_from, n_to):
             raise RuntimeError(f"{name}: {n_from} pods not Ready in 300 s")
         existing = set(watch.snapshot())
         first = FirstRequests(out, target, watch, existing, name)
-        before = cpu.snapshot(os.path.basename(target.jar))
+        before = cpu.snapshot(target.pod_jar)
         t_scale = time.time()
         scale(namespace, name, n_to)
         all_ready = watch.wait(lambda pods: ready_count(pods, existing) >= n_to - n_from, timeout_s)
         t_end = time.time()
-        spent = cpu.spent(before, cpu.snapshot(os.path.basename(target.jar)))
+        spent = cpu.spent(before, cpu.snapshot(target.pod_jar))
         first.finish()
         pods = {n: p for n, p in watch.snapshot().items() if n not in existing}
         record = {
@@ -97,7 +106,7 @@ def main(argv):
     section, target, strategy = argv[1], TARGETS[argv[2]], argv[3]
     if strategy not in STRATEGIES:
         sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
-    n_from, n_to = (0, 1) if section == "single" else (1, int(os.environ.get("SCALEUP_TO", "9")))
+    n_from, n_to = (0, 1) if section == "single" else (1, int(os.environ["SCALEUP_TO"]))
     record = experiment(section, target, strategy, n_from, n_to)
     with open(os.environ["RECORDS"], "a") as f:
         f.write(json.dumps(record) + "\n")

@@ -6,6 +6,8 @@ BENCH_DIR=$REPO/bench/warmup
 MEASURE=("$PY" "$BENCH_DIR/measure.py")
 RECORDS=$OUT/records.jsonl
 OPERATOR_NS=danki-system RELEASE=danki LEASE=danki-operator
+# The local cluster's node role label (local-cluster/kubelet/node-env.sh): worker, or system (tainted).
+NODE_ROLE_LABEL=danki.dev/local-role
 
 record() { "${MEASURE[@]}" record "$RECORDS" "$@"; }
 # json_get KEY...: the value at KEY... of the JSON on stdin ('' when missing).
@@ -24,8 +26,12 @@ print("" if v is None else v)' "$@"
 install_operator() {
   local concurrency=${1:-} pods holder t0 value extra=()
   for value in ${BENCH_OPERATOR_SET:-}; do extra+=(--set "$value"); done
+  # On the system node, as on a real cluster's system pool: its k6 children never take the CPU of the
+  # nodes that run the targets' pods.
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
     --set image.tag=dev --set replicaCount=1 --set podDisruptionBudget.enabled=false \
+    --set-json "nodeSelector={\"$NODE_ROLE_LABEL\":\"system\"}" \
+    --set-json "tolerations=[{\"key\":\"$NODE_ROLE_LABEL\",\"value\":\"system\",\"effect\":\"NoSchedule\"}]" \
     ${concurrency:+--set concurrency="$concurrency"} "${extra[@]}" --wait --timeout 180s >/dev/null
   t0=$(date +%s)
   while :; do
@@ -39,22 +45,43 @@ print(" ".join(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if "
   done
   OPERATOR_POD=$pods
   OPERATOR_IP=$($K -n "$OPERATOR_NS" get pod "$OPERATOR_POD" -o jsonpath='{.status.podIP}')
-  OPERATOR_PID=$(pid_in_pod "$OPERATOR_IP" operator-all.jar) || die "no operator process found for $OPERATOR_IP"
+  OPERATOR_PID=$(pid_in_pod "$OPERATOR_NS" "$OPERATOR_POD" /opt/danki/operator.jar) ||
+    die "no operator process found in pod $OPERATOR_POD"
   info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency ${concurrency:-of the chart}${BENCH_OPERATOR_SET:+, $BENCH_OPERATOR_SET}"
 }
 
-# pid_in_pod IP PATTERN: the host PID of the process whose command line matches PATTERN, inside the
-# network namespace that holds IP (pods are processes in their own namespace here).
+# pid_in_pod NS POD PATTERN: the host PID of the process of pod NS/POD whose command line matches
+# PATTERN. The kubelet (cgroupfs driver) puts every container of a pod under a cgroup named pod<uid>.
 pid_in_pod() {
-  local ip=$1 pattern=$2 ns pid
-  for ns in $(ip netns list | awk '{ print $1 }'); do
-    ip -n "$ns" -4 addr show 2>/dev/null | grep -q "inet $ip/" || continue
-    for pid in $(ip netns pids "$ns"); do
-      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$pattern" && { echo "$pid"; return 0; }
-    done
+  local uid f pid
+  uid=$($K -n "$1" get pod "$2" -o jsonpath='{.metadata.uid}') && [[ -n $uid ]] || return 1
+  for f in /proc/[0-9]*/cgroup; do
+    grep -q "/pod$uid/" "$f" 2>/dev/null || continue
+    pid=${f#/proc/} pid=${pid%/cgroup}
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$3" && { echo "$pid"; return 0; }
   done
   return 1
 }
+
+# check_layout: the cluster is shaped as the bench needs (BENCH_WORKERS worker nodes and a system
+# node), and its layout is recorded: every node's role and allocatable CPU.
+check_layout() {
+  local layout workers system
+  layout=$($K get nodes -o json | "$PY" -c '
+import json, sys
+label = sys.argv[1]
+print(json.dumps([{"node": n["metadata"]["name"], "role": n["metadata"]["labels"].get(label, ""),
+                   "cpu": n["status"]["allocatable"]["cpu"], "memory": n["status"]["allocatable"]["memory"]}
+                  for n in json.load(sys.stdin)["items"]]))' "$NODE_ROLE_LABEL")
+  workers=$(json_count "$layout" worker) system=$(json_count "$layout" system)
+  ((workers >= SCALEUP_TO && system >= 1)) || die "the cluster at $KUBECONFIG has $workers worker and $system system nodes;" \
+    "the bench needs $SCALEUP_TO workers and a system node (make cluster-down CLUSTER_INSTANCE=$CLUSTER_INSTANCE, then run it again)"
+  record section=layout nodes="$layout" scaleup_to="$SCALEUP_TO"
+  info "layout: $workers worker nodes, $system system node ($(echo "$layout" | "$PY" -c '
+import json, sys
+print(", ".join("%s %s %s" % (n["node"], n["role"], n["cpu"]) for n in json.load(sys.stdin)))'))"
+}
+json_count() { "$PY" -c 'import json, sys; print(sum(1 for n in json.loads(sys.argv[1]) if n["role"] == sys.argv[2]))' "$1" "$2"; }
 
 operator_proc() { "${MEASURE[@]}" proc "$OPERATOR_PID"; }
 
@@ -96,7 +123,7 @@ deploy_bench() {
 remove_bench() {
   $K -n "$1" delete deploy "$2" --ignore-not-found --wait=true >/dev/null
   $K -n "$1" delete svc "$2" --ignore-not-found >/dev/null
-  # The local node agent can be slow to finish deletions on a busy machine: force after 120 s.
+  # A busy machine can be slow to finish deletions: force after 120 s.
   if ! (wait_for 120 "pods of $2 to go" bash -c "[[ -z \$($K -n $1 get pods -l app=$2 -o name) ]]") 2>/dev/null; then
     warn "pods of $2 still terminating after 120 s: deleting them with --force"
     $K -n "$1" delete pods -l "app=$2" --force --grace-period=0 >/dev/null 2>&1 || true

@@ -79,15 +79,30 @@ def cache(r):
     return text
 
 
+def layout_markdown(layout):
+    """The nodes, their roles and CPU budgets, and where the strategies' pods ran."""
+    rows = [[n["node"], n["role"] or "-", n["cpu"], n["memory"]] for n in layout["nodes"]]
+    workers = sum(1 for n in layout["nodes"] if n["role"] == "worker")
+    return (table(["node", "role", "allocatable CPU (its budget)", "allocatable memory"], rows)
+            + f"\n\n{workers} worker nodes run the targets' pods, one pod of a strategy per node (required "
+            "anti-affinity), so a scale-up goes 1 -> " + str(layout["scaleup_to"]) + ". The system node is tainted: "
+            "only the operator, with its k6 children, runs there. The scale section's exam pods (100m requests) "
+            "share the workers.")
+
+
 def main(path, json_path=None):
     records = [json.loads(line) for line in open(path)]
     by = lambda s: [r for r in records if r["section"] == s]  # noqa: E731
     machine = (by("machine") or [{}])[0]
+    layout = (by("layout") or [{}])[0]
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
            f"{machine.get('commit', '?')}, {machine.get('k6', 'k6')}. Everything below comes from this one run, "
-           "on the embedded local cluster (pods are JVM processes on the same 2 cores as the operator, k6 and "
-           "the control plane). `bench/results/warmup.json` holds the same figures.", ""]
+           "on the embedded local cluster: the real kubelet on containerd, each node's CPU a CFS quota on its "
+           "cgroup, the control plane, kubelets and containerd outside every budget. "
+           "`bench/results/warmup.json` holds the same figures.", ""]
+    if layout:
+        out += ["## Layout", "", layout_markdown(layout), ""]
     strategies = by("single") + by("scaleup")
     doc = strategies_report.as_json(strategies)
     if strategies:
@@ -101,8 +116,9 @@ def main(path, json_path=None):
                 "danki's time from ContainersReady to Ready, from its WarmupRun:", "",
                 strategies_report.danki_split(by("single")), ""]
     if by("scaleup"):
-        out += ["## 2. Scale-up 1 -> 9", "",
-                "A Deployment at 1 replica scaled to 9; each of the 8 new pods gets its first 100 user requests "
+        to = (by("scaleup") or [{}])[0].get("n_to", "?")
+        out += [f"## 2. Scale-up 1 -> {to}", "",
+                f"A Deployment at 1 replica scaled to {to}; each new pod, on a node of its own, gets its first 100 user requests "
                 "the moment it is Ready (while the others may still be warming, as in a real scale-up), then, "
                 "after all are Ready, one at a time, its fully warm P95 as above. The serial warmer is this "
                 "harness's simulation of a simple peer: one pod at a time, 100 requests at up to 100/s, then its "
@@ -117,6 +133,7 @@ def main(path, json_path=None):
     print("\n".join(out))
     if json_path:
         doc["machine"] = machine
+        doc["layout"] = layout
         with open(json_path, "w") as f:
             json.dump(doc, f, indent=2, sort_keys=True)
             f.write("\n")

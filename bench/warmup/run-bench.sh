@@ -5,19 +5,23 @@
 #
 #   single   per target (bench/targets/targets.py) and strategy: one new pod (0 -> 1), ContainersReady
 #            -> Ready, and the P95 of its first 100 user requests over its own fully warm P95
-#   scaleup  the same for a 1 -> 9 scale-up: time until all 8 new pods are Ready, and their median
-#            first-100 ratio; danki against the harness's simple serial warmer (cluster_bench.py)
+#   scaleup  the same for a 1 -> SCALEUP_TO scale-up: time until all new pods are Ready, and their
+#            median first-100 ratio; danki against the harness's simple serial warmer (cluster_bench.py)
 #   scale    time until N new pods are all warmed (N in BENCH_SCALE_N) per operator concurrency
 #            (BENCH_CONCURRENCY); operator CPU seconds per warmed pod
 #   cache    operator RSS and CPU with BENCH_FAKE_PODS opted-in pods in its informer cache
 #
 # Env: BENCH_SECTIONS ("single scaleup scale cache"), BENCH_TARGETS ("sample spring-shop"),
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
-#      BENCH_SCALEUP_STRATEGIES ("serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("8 16"),
+#      BENCH_SCALEUP_STRATEGIES ("none serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("4 8": 100m each on the workers),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
 #      BENCH_OPERATOR_SET (extra chart values, e.g. "nodeConcurrency=1"), BENCH_RESULTS (the .md to
 #      write, default bench/results/warmup.md; the .json beside it),
-#      CLUSTER_INSTANCE (local cluster instance, default 0), KEEP=1 keeps the cluster.
+#      SCALEUP_TO (default: the worker nodes, BENCH_WORKERS), CLUSTER_INSTANCE (the Makefile's
+#      BENCH_CLUSTER_INSTANCE), KEEP=1 keeps the cluster.
+# The cluster (bench.mk): BENCH_WORKERS worker nodes, where each pod of a strategy runs on a node of
+# its own, and a tainted system node for the operator and its k6; control plane, kubelets and
+# containerd outside every node's budget. A running cluster of another shape is refused.
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 : "${REPO:?set by the Makefile}"
@@ -29,14 +33,16 @@ source "$BENCH_DIR/scale.sh"
 BENCH_SECTIONS=${BENCH_SECTIONS:-single scaleup scale cache}
 BENCH_TARGETS=${BENCH_TARGETS:-sample spring-shop}
 BENCH_SINGLE_STRATEGIES=${BENCH_SINGLE_STRATEGIES:-none serial_fixed100 danki danki_jit}
-BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-serial_fixed100 danki danki_jit}
-BENCH_SCALE_N=${BENCH_SCALE_N:-8 16}
+BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-none serial_fixed100 danki danki_jit}
+BENCH_SCALE_N=${BENCH_SCALE_N:-4 8}
 BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-4 16}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
+SCALEUP_TO=${SCALEUP_TO:-${BENCH_WORKERS:-4}}
+[[ $SCALEUP_TO =~ ^[2-8]$ ]] || die "SCALEUP_TO must be 2 to 8 (one pod per worker node), got '$SCALEUP_TO'"
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
 RESULTS_JSON=${RESULTS%.md}.json
-export OUT RECORDS SCALE_TIMEOUT KUBECTL="$K" K6 NAMESPACE=danki-bench
+export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO KUBECTL="$K" K6 NAMESPACE=danki-bench
 T_BENCH=$(now_s)
 
 cleanup() {
@@ -66,6 +72,7 @@ step setup "cluster and operator"
 for t in "$K" "$K6" "$HELM"; do [[ -e $t ]] || die "missing $t (make tools build)"; done
 use_cluster
 ensure_cluster
+check_layout
 $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1 || INSTALLED_CHART=1
 install_operator
 $K create namespace danki-bench --dry-run=client -o yaml | $K apply -f - >/dev/null
@@ -83,7 +90,7 @@ bench_strategies() {
   done
 }
 bench_single() { step single "one new pod per target and strategy"; bench_strategies single "$BENCH_SINGLE_STRATEGIES"; }
-bench_scaleup() { step scaleup "1 -> 9 per target and strategy"; bench_strategies scaleup "$BENCH_SCALEUP_STRATEGIES"; }
+bench_scaleup() { step scaleup "1 -> $SCALEUP_TO per target and strategy"; bench_strategies scaleup "$BENCH_SCALEUP_STRATEGIES"; }
 
 for section in $BENCH_SECTIONS; do "bench_$section"; done
 

@@ -94,7 +94,8 @@ def cpu_reason(s):
         return None
     return (f"machine {busy * 100:.0f} % busy over {s['wall_s']:.0f} s on {cpu.get('cores', 2)} cores: pod JVMs "
             f"{cpu.get('pods', 0):.0f} CPU s, operator {cpu.get('operator', 0):.0f}, its k6 {cpu.get('operator_k6', 0):.0f}, "
-            f"harness k6 {cpu.get('harness_children', 0):.0f}, control plane {cpu.get('control_plane', 0):.0f}")
+            f"harness k6 {cpu.get('harness_children', 0):.0f}, control plane {cpu.get('control_plane', 0):.0f}, "
+            f"kubelets, containerd and net agent {cpu.get('node_daemons', 0):.0f}")
 
 
 def table(header, rows):

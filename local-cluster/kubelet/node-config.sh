@@ -85,7 +85,10 @@ EOF
 # write_kubelet_config host-millicores host-memory-KiB: the KubeletConfiguration; allocatable CPU
 # (and memory, with NODE_MEMORY) = the budget
 write_kubelet_config() {
-  local host_millis=$1 host_kib=$2 memory_reserved=""
+  local host_millis=$1 host_kib=$2 memory_reserved="" taints=""
+  if [[ $NODE_ROLE == system ]]; then
+    taints="registerWithTaints: [{key: $NODE_ROLE_LABEL, value: system, effect: NoSchedule}]"
+  fi
   if [[ -n $NODE_MEMORY_MIB ]]; then
     memory_reserved="  memory: $((host_kib - (NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024))Ki"
   fi
@@ -102,11 +105,11 @@ cgroupRoot: /$NODE_CGROUP
 cgroupsPerQOS: true
 enforceNodeAllocatable: [pods]
 # Capacity is the host's ${host_millis}m; all but the budget is reserved, so allocatable CPU says
-# ${NODE_CPU_MILLIS}m, what the quota enforces, and the scheduler spreads pods by it.
+# ${NODE_CPU_MILLIS_K}m, what the quota enforces, and the scheduler spreads pods by it.
 # With NODE_MEMORY, the host's memory less the budget and the eviction threshold is reserved too:
 # allocatable memory is the budget, and the kubelet limits kubepods to it plus the threshold.
 systemReserved:
-  cpu: $((host_millis - NODE_CPU_MILLIS))m
+  cpu: $((host_millis - NODE_CPU_MILLIS_K))m
 $memory_reserved
 containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
 imageServiceEndpoint: unix://$CONTAINERD_SOCK
@@ -131,6 +134,8 @@ makeIPTablesUtilChains: false
 protectKernelDefaults: false
 failSwapOn: false
 clusterDomain: cluster.local
+# A system node (SYSTEM_NODE_CPU) runs only the pods that tolerate its taint.
+$taints
 resolvConf: /etc/resolv.conf
 # The machine's disk is shared: evict only when it is nearly full.
 evictionHard:

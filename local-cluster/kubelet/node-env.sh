@@ -13,7 +13,8 @@
 #   /danki-rI/nK-daemons (its kubelet, containerd and shims, outside the budget), in every v1 hierarchy.
 # Env: CLUSTER_NODES (default 3, at most 8), NODE_CPU (each node's CPU budget, millicores as
 #      500m or cores as 0.5; default 500m), NODE_MEMORY (each node's memory budget as 512Mi or 2Gi;
-#      default none: every node reports the host's memory).
+#      default none: every node reports the host's memory), SYSTEM_NODE_CPU (default none: every
+#      node is a worker; set, node 1 is the system node with that CPU budget, see NODE_ROLE_LABEL).
 
 # shellcheck source=image-names.sh
 source "$LC_HOME/kubelet/image-names.sh"
@@ -59,6 +60,24 @@ if ! [[ $NODE_CPU_MILLIS =~ ^[0-9]+$ ]] || ((NODE_CPU_MILLIS < 100)); then
   exit 2
 fi
 
+# Every node is labelled with its role. A system node (SYSTEM_NODE_CPU set: node 1) is also tainted,
+# so only pods that tolerate it run there: what must stay outside the budgets of the nodes that run
+# the workload, as the benchmark's operator and its k6 do on a real cluster's system pool.
+NODE_ROLE_LABEL=danki.dev/local-role
+SYSTEM_NODE_CPU=${SYSTEM_NODE_CPU:-}
+SYSTEM_NODE_CPU_MILLIS=
+if [[ -n $SYSTEM_NODE_CPU ]]; then
+  SYSTEM_NODE_CPU_MILLIS=$(cpu_millis "$SYSTEM_NODE_CPU")
+  if ! [[ $SYSTEM_NODE_CPU_MILLIS =~ ^[0-9]+$ ]] || ((SYSTEM_NODE_CPU_MILLIS < 100)); then
+    echo "SYSTEM_NODE_CPU must be at least 100m (or 0.1), got '$SYSTEM_NODE_CPU'" >&2
+    exit 2
+  fi
+  if ((CLUSTER_NODES < 2)); then
+    echo "SYSTEM_NODE_CPU needs CLUSTER_NODES of 2 or more (node 1 is the system node), got $CLUSTER_NODES" >&2
+    exit 2
+  fi
+fi
+
 NODE_MEMORY=${NODE_MEMORY:-}
 # The kubelet's hard eviction threshold (memory.available), which allocatable memory leaves out.
 EVICTION_MEMORY_MIB=100
@@ -93,6 +112,11 @@ node_env() {
   CNI_BIN_DIR=$NODE_DIR/cni/bin
   CONTAINERD_COMPONENT=n$NODE_K-containerd
   KUBELET_COMPONENT=n$NODE_K-kubelet
+  if [[ -n $SYSTEM_NODE_CPU_MILLIS && $NODE_K == 1 ]]; then
+    NODE_ROLE=system NODE_CPU_MILLIS_K=$SYSTEM_NODE_CPU_MILLIS
+  else
+    NODE_ROLE=worker NODE_CPU_MILLIS_K=$NODE_CPU_MILLIS
+  fi
 }
 
 # cgroup_hierarchies: the mounted cgroup v1 hierarchies (cpu, cpuacct, memory, ..., systemd)

@@ -43,6 +43,7 @@ healthy kube-apiserver || die "the API server of instance $I does not answer (cl
 HOST_MILLIS=$(($(nproc) * 1000))
 HOST_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo) # what the kubelet reports as capacity
 ((NODE_CPU_MILLIS <= HOST_MILLIS)) || die "NODE_CPU=$NODE_CPU is more than the host's ${HOST_MILLIS}m"
+((${SYSTEM_NODE_CPU_MILLIS:-0} <= HOST_MILLIS)) || die "SYSTEM_NODE_CPU=$SYSTEM_NODE_CPU is more than the host's ${HOST_MILLIS}m"
 [[ -z $NODE_MEMORY_MIB ]] || (((NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024 < HOST_KIB)) ||
   die "NODE_MEMORY=$NODE_MEMORY is more than the host's $((HOST_KIB / 1024))Mi"
 
@@ -84,7 +85,7 @@ start_node() {
   make_cgroup "$NODE_CGROUP"
   make_cgroup "$NODE_DAEMON_CGROUP"
   echo "$CFS_PERIOD_US" >"$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_period_us"
-  echo $((NODE_CPU_MILLIS * CFS_PERIOD_US / 1000)) >"$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_quota_us"
+  echo $((NODE_CPU_MILLIS_K * CFS_PERIOD_US / 1000)) >"$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_quota_us"
   # The same limit the kubelet puts on kubepods (allocatable plus the eviction threshold).
   if [[ -n $NODE_MEMORY_MIB ]]; then
     echo $(((NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024 * 1024)) >"$CGROUP_FS/memory/$NODE_CGROUP/memory.limit_in_bytes"
@@ -119,9 +120,9 @@ start_node() {
   start_component "$KUBELET_COMPONENT" "$BIN/kubelet" --config="$KUBELET_DIR/config.yaml" \
     --kubeconfig="$CLUSTER_DIR/node-$NODE_NAME_K.kubeconfig" --root-dir="$KUBELET_DIR/root" \
     --cert-dir="$KUBELET_DIR/pki" --hostname-override="$NODE_NAME_K" --node-ip="$NODE_IP" \
-    --node-labels="danki.dev/local-node=n$NODE_K"
+    --node-labels="danki.dev/local-node=n$NODE_K,$NODE_ROLE_LABEL=$NODE_ROLE"
   move_to_cgroup "$(pid_of "$KUBELET_COMPONENT")" "$NODE_DAEMON_CGROUP"
-  log "$NODE_NAME_K: kubelet started (pid $(pid_of "$KUBELET_COMPONENT"), port $KUBELET_PORT, pods $NODE_POD_CIDR, cpu ${NODE_CPU_MILLIS}m)"
+  log "$NODE_NAME_K: kubelet started (pid $(pid_of "$KUBELET_COMPONENT"), port $KUBELET_PORT, pods $NODE_POD_CIDR, cpu ${NODE_CPU_MILLIS_K}m, $NODE_ROLE)"
 }
 
 node_ready() {
@@ -176,4 +177,4 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   log "  RSS $NODE_NAME_K: kubelet $(rss "$(pid_of "$KUBELET_COMPONENT")"), containerd $(rss "$(pid_of "$CONTAINERD_COMPONENT")")"
 done
 log "  RSS $NET_AGENT: $(rss "$(pid_of "$NET_AGENT")")"
-log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU${NODE_MEMORY:+ and $NODE_MEMORY memory} each"
+log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU${NODE_MEMORY:+ and $NODE_MEMORY memory} each${SYSTEM_NODE_CPU:+ (node 1, the system node: ${SYSTEM_NODE_CPU_MILLIS}m)}"
