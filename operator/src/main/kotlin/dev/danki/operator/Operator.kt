@@ -169,8 +169,14 @@ class Operator(
         pods.startActing()
     }
 
-    /** What keeps this replica from working, for `/healthz`: an informer that cannot list or stopped. */
-    fun problem(): String? = caches.problem()
+    /** What keeps this replica from working, for `/healthz`: an informer (of either controller) that fails. */
+    fun problem(): String? =
+        caches.problem(
+            sdk.runtimeInfo
+                .takeIf { it.isStarted }
+                ?.unhealthyInformerWrappingEventSourceHealthIndicator()
+                .orEmpty(),
+        )
 
     /** Stops everything; every k6 process is killed before this returns, and the Lease is given up. */
     fun stop() {

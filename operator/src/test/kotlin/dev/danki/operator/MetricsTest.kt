@@ -63,10 +63,58 @@ class MetricsTest {
                 answer.body() shouldContain "WarmupRuns informer stopped: 404"
             }
             problem = null
-            metrics.deploymentGone("shop", "exam-warm")
+            metrics.deploymentGone("shop", "exam-warm", deleted = false)
             get(endpoints.port, "/metrics").body() shouldNotContain "danki_warmup_latency_seconds{"
         } finally {
             endpoints.stop()
         }
+    }
+
+    @Test
+    fun `a deleted Deployment's series are all removed, and only its own`() {
+        val metrics = WarmupMetrics()
+        val summary = K6SummaryParser.parse(javaClass.getResource("/k6/summary-converged.json")!!.readText())
+        for (deployment in listOf("exam-warm", "exam-warmer")) {
+            metrics.resultMeasured("shop", deployment, summary)
+            metrics.runFinished("shop", deployment, WarmupMetrics.SUCCEEDED, 12.5)
+            metrics.runFailed("shop", deployment, "Timeout")
+            metrics.podNotGated("shop", deployment)
+            metrics.ungatedPodReplaced("shop", deployment)
+        }
+        metrics.runFinished("other", "exam-warm", WarmupMetrics.SUCCEEDED, 1.0)
+
+        metrics.deploymentGone("shop", "exam-warm", deleted = true)
+
+        val series = text(metrics).lines().filter { it.startsWith("danki_") }
+        series.filter { "namespace=\"shop\"" in it && "deployment=\"exam-warm\"" in it } shouldBe emptyList()
+        // every per-Deployment family, counters and the histogram's count among them, stay for the others
+        for (family in PER_DEPLOYMENT) {
+            series.any { it.startsWith(family) && "deployment=\"exam-warmer\"" in it } shouldBe true
+        }
+        series.any { "namespace=\"other\"" in it && "deployment=\"exam-warm\"" in it } shouldBe true
+    }
+
+    private fun text(metrics: WarmupMetrics): String {
+        val endpoints = HttpEndpoints(0, metrics, { null }) { true }
+        endpoints.start()
+        return try {
+            get(endpoints.port, "/metrics").body()
+        } finally {
+            endpoints.stop()
+        }
+    }
+
+    private companion object {
+        val PER_DEPLOYMENT =
+            listOf(
+                "danki_warmup_runs_total",
+                "danki_warmup_failures_total",
+                "danki_warmup_duration_seconds_count",
+                "danki_warmup_latency_seconds",
+                "danki_warmup_requests_total",
+                "danki_warmup_stops_total",
+                "danki_webhook_ungated_pods_total",
+                "danki_webhook_ungated_pods_replaced_total",
+            )
     }
 }

@@ -74,7 +74,7 @@ class DeploymentReconciler(
 
     override fun reconcile(resource: Deployment, context: Context<Deployment>): UpdateControl<Deployment> {
         if (context.isPrimaryResourceDeleted) {
-            metrics.deploymentGone(resource.metadata.namespace, resource.metadata.name)
+            metrics.deploymentGone(resource.metadata.namespace, resource.metadata.name, deleted = true)
         } else {
             reconcile(resource)
         }
@@ -102,7 +102,7 @@ class DeploymentReconciler(
             ).forEach {
                 events.warningOnce(deployment, Keys.EventReasons.UNKNOWN_ANNOTATION, it)
             }
-        if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name)
+        if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name, deleted = false)
         val change =
             template.changeFor(deployment, switch).takeUnless { it == TemplateGate.Change.ADD && !patchTemplate }
                 ?: TemplateGate.Change.NONE

@@ -14,9 +14,6 @@ import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
 import java.time.Duration
-import java.util.concurrent.ExecutorService
-import java.util.concurrent.Executors
-import java.util.concurrent.TimeUnit
 
 /**
  * Keeps each Deployment's last [retention] warm-up results in its WarmupHistory (named after it and
@@ -35,8 +32,7 @@ class RunHistory(
 
     /** Jittered, so two writers that collided do not collide again at once. */
     private val conflictBackoff = BackoffPolicy(Duration.ofMillis(CONFLICT_BACKOFF_MS), Duration.ofSeconds(1))
-    private val writer: ExecutorService =
-        Executors.newSingleThreadExecutor { task -> Thread(task, "danki-history").apply { isDaemon = true } }
+    private val writer = BoundedWriter("danki-history", MAX_PENDING)
 
     /**
      * Adds the finished run [runName] (on [node]) with its final [status] to [deployment]'s history,
@@ -45,7 +41,9 @@ class RunHistory(
     fun record(namespace: String, deployment: String, runName: String, node: String?, status: WarmupRunStatus) {
         if (retention == 0 || deployment.isEmpty()) return
         val entry = HistoryEntries.of(runName, node, status)
-        writer.execute { write(namespace, deployment, entry) }
+        if (!writer.submit { write(namespace, deployment, entry) }) {
+            warn(namespace, deployment, entry, "$MAX_PENDING writes are already waiting (is the API server away?)")
+        }
     }
 
     /** Adds [entry] now, on the caller's thread; false when it could not be written (logged). */
@@ -154,10 +152,7 @@ class RunHistory(
             .log("warm-up history not written: $why")
 
     /** Stops taking results; waits briefly for the ones already handed over. */
-    override fun close() {
-        writer.shutdown()
-        writer.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)
-    }
+    override fun close() = writer.close(CLOSE_WAIT_SECONDS)
 
     companion object {
         private const val CONFLICT = 409
@@ -166,5 +161,8 @@ class RunHistory(
         private const val MAX_ATTEMPTS = 10
         private const val CONFLICT_BACKOFF_MS = 20L
         private const val CLOSE_WAIT_SECONDS = 5L
+
+        /** Writes waiting at most: a WarmupRun keeps each result anyway, the history is its summary. */
+        private const val MAX_PENDING = 1_000
     }
 }

@@ -5,7 +5,6 @@ import io.javaoperatorsdk.operator.health.InformerHealthIndicator
 import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
 import io.javaoperatorsdk.operator.processing.event.ResourceID
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache
-import java.time.Duration
 import java.time.Instant
 import kotlin.jvm.optionals.getOrNull
 
@@ -51,18 +50,15 @@ class Cache<T : HasMetadata>(
 
     fun hasSynced(): Boolean = health?.informerHealthIndicators()?.values?.all { it.hasSynced() } ?: true
 
-    /**
-     * Why this cache does not follow the API server, or null while it does: an informer that has not
-     * listed once [grace] after [since] and is not watching (JOSDK keeps retrying it, e.g. until a
-     * missing CRD is installed, while `/healthz` answers 503 so that it shows).
-     */
-    fun problem(since: Instant, grace: Duration, now: Instant = Instant.now()): String? =
-        problemOf(what, health?.informerHealthIndicators()?.values.orEmpty(), since.plus(grace), now)
-
     companion object {
         const val CRD_HINT = " (is the resource's CRD installed?)"
 
-        /** The rule of [problem], on [informers]' health: only after [deadline], only a never-synced, unwatched one. */
+        /**
+         * Why [what]'s [informers] do not follow the API server, or null while they do: one that has not
+         * listed once by [deadline] and is not watching (JOSDK keeps retrying it, e.g. until a missing
+         * CRD is installed, while `/healthz` answers 503 so that it shows). One that listed once and is
+         * reconnecting its watch (an API server restart) is no problem.
+         */
         fun problemOf(
             what: String,
             informers: Collection<InformerHealthIndicator>,

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext
+import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
 import io.javaoperatorsdk.operator.processing.event.ResourceID
 import io.javaoperatorsdk.operator.processing.event.source.EventSource
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
@@ -67,9 +68,28 @@ class Caches(
     /** Every cache has listed its objects once: what `/readyz` reports. */
     fun hasSynced() = all().all { it.isBound && it.hasSynced() }
 
-    /** Why a cache does not follow the API server, or null. */
-    fun problem(): String? =
-        stopped ?: all().filter { it.isBound }.firstNotNullOfOrNull { it.problem(startedAt, SYNC_GRACE) }
+    /**
+     * Why an informer does not follow the API server, or null: one fabric8 stopped, or one that has not
+     * listed once [SYNC_GRACE] after start-up. [unhealthy] is JOSDK's view of every controller's
+     * informers (`RuntimeInfo.unhealthyInformerWrappingEventSourceHealthIndicator`): controller name ->
+     * event source name -> its health. It covers the informers no [Cache] reads too, such as the
+     * Deployment controller's own.
+     */
+    fun problem(
+        unhealthy: Map<String, Map<String, InformerWrappingEventSourceHealthIndicator<*>>>,
+        now: Instant = Instant.now(),
+    ): String? =
+        stopped ?: unhealthy.entries.firstNotNullOfOrNull { (controller, sources) ->
+            sources.entries.firstNotNullOfOrNull { (source, health) ->
+                val what = (health as? EventSource<*, *>)?.resourceType()?.simpleName ?: source
+                Cache.problemOf(
+                    "$what (controller $controller)",
+                    health.informerHealthIndicators().values,
+                    startedAt.plus(SYNC_GRACE),
+                    now,
+                )
+            }
+        }
 
     /** JOSDK's informer-stopped hook: fabric8 stops an informer only on an error it cannot retry. */
     fun informerStopped(informer: SharedIndexInformer<*>, error: Throwable?) {

@@ -181,10 +181,22 @@ class WarmupMetrics(
         stops.labelValues(namespace, deployment, summary.stopReason.name).inc()
     }
 
-    /** Drops the latency series of a Deployment that is gone or opted out. */
-    fun deploymentGone(namespace: String, deployment: String) {
-        for (phase in listOf("cold", "warm")) {
-            QUANTILES.values.forEach { latency.remove(namespace, deployment, phase, it) }
+    /**
+     * Drops a Deployment's series. Opted out ([deleted] false): its latency gauges, which would describe
+     * warm-ups it no longer has. Deleted: every series, counters included, so that the registry does not
+     * grow with every Deployment the cluster ever had; one created again under the same name starts its
+     * counters from zero, which Prometheus' rate() and increase() read as a reset.
+     */
+    fun deploymentGone(namespace: String, deployment: String, deleted: Boolean) {
+        if (!deleted) {
+            for (phase in listOf("cold", "warm")) {
+                QUANTILES.values.forEach { latency.remove(namespace, deployment, phase, it) }
+            }
+            return
+        }
+        // every per-Deployment family's first two labels are namespace and deployment
+        for (family in listOf(runs, failures, duration, latency, requests, stops, notGated, replaced)) {
+            family.removeIf { labels -> labels[0] == namespace && labels[1] == deployment }
         }
     }
 

@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap
  * in all than one after the other, and left the pods colder.
  *
  * A node is read once per [ttl] (a reconcile thread, never the pool's lock); when it cannot be read
- * (no RBAC, gone, no allocatable CPU) the cap is [FALLBACK], the fixed default before `auto`.
+ * (no RBAC, gone, no allocatable CPU) the cap is [FALLBACK], the fixed default before `auto`. A read
+ * that failed is tried again after [RETRY_AFTER_FAILURE]: one API server hiccup must not pin the
+ * fallback for a whole [ttl].
  */
 class NodeCpuCaps(
     /** The node's allocatable CPU, or null when it has none; throws when the node cannot be read. */
@@ -38,13 +40,13 @@ class NodeCpuCaps(
     override fun of(node: String): Int {
         val now = clock.instant()
         known[node]?.takeIf { it.until.isAfter(now) }?.let { return it.cap }
-        val cap = read(node)
+        val read = read(node)
         if (known.size >= MAX_NODES) known.clear() // a bound, not an eviction policy: nodes are few
-        known[node] = Known(cap, now.plus(ttl))
-        return cap
+        known[node] = read
+        return read.cap
     }
 
-    private fun read(node: String): Int =
+    private fun read(node: String): Known =
         try {
             val cpu = allocatableCpu(node)
             if (cpu == null) {
@@ -53,10 +55,8 @@ class NodeCpuCaps(
                     .addKeyValue("node", node)
                     .addKeyValue("cap", FALLBACK)
                     .log("node has no allocatable CPU")
-                FALLBACK
-            } else {
-                capFor(cpu)
             }
+            Known(cpu?.let(::capFor) ?: FALLBACK, clock.instant().plus(ttl))
         } catch (
             @Suppress("TooGenericExceptionCaught") e: RuntimeException,
         ) {
@@ -67,7 +67,7 @@ class NodeCpuCaps(
                 .addKeyValue("cap", FALLBACK)
                 .setCause(e)
                 .log("could not read the node's allocatable CPU")
-            FALLBACK
+            Known(FALLBACK, clock.instant().plus(minOf(ttl, RETRY_AFTER_FAILURE)))
         }
 
     companion object {
@@ -75,6 +75,7 @@ class NodeCpuCaps(
         const val FALLBACK = 2
         private const val MAX_NODES = 10_000
         val DEFAULT_TTL: Duration = Duration.ofMinutes(10)
+        val RETRY_AFTER_FAILURE: Duration = Duration.ofSeconds(30)
 
         /** Caps from the nodes [client] reads (a GET by name; a node that is gone reads as no CPU). */
         fun reading(client: KubernetesClient) =

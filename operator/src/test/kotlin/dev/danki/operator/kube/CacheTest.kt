@@ -1,6 +1,9 @@
 package dev.danki.operator.kube
 
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.javaoperatorsdk.operator.health.InformerHealthIndicator
+import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
 import io.javaoperatorsdk.operator.health.Status
 import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.string.shouldContain
@@ -64,5 +67,27 @@ class CacheTest {
         Cache
             .problemOf("Pods", listOf(informer(synced = false, watching = false, namespace = null)), deadline, after)!!
             .shouldContain("(all namespaces)")
+    }
+
+    @Test
+    fun `an informer of any controller counts, the Deployment controller's own included`() {
+        val stuck =
+            object : InformerWrappingEventSourceHealthIndicator<Deployment> {
+                override fun informerHealthIndicators() = mapOf("tenant" to informer(synced = false, watching = false))
+            }
+        val healthy =
+            object : InformerWrappingEventSourceHealthIndicator<Pod> {
+                override fun informerHealthIndicators() = mapOf("tenant" to informer(synced = true, watching = true))
+            }
+        val caches = Caches()
+        val unhealthy =
+            mapOf(
+                "podreconciler" to mapOf("pods" to healthy),
+                "deploymentreconciler" to mapOf("deployments" to stuck),
+            )
+        caches.problem(unhealthy, Instant.now().plus(Caches.SYNC_GRACE).plusSeconds(1))!! shouldContain
+            "deployments (controller deploymentreconciler) informer has not synced (tenant)"
+        caches.problem(unhealthy, Instant.now()).shouldBeNull()
+        caches.problem(emptyMap(), Instant.now().plus(Caches.SYNC_GRACE).plusSeconds(1)).shouldBeNull()
     }
 }

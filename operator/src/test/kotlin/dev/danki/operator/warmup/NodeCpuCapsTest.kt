@@ -16,18 +16,19 @@ class NodeCpuCapsTest {
             .forEach { (cpu, cap) -> NodeCpuCaps.capFor(Quantity(cpu)) shouldBe cap }
     }
 
+    private var now = Instant.parse("2026-11-24T08:00:00Z")
+    private val clock =
+        object : Clock() {
+            override fun instant() = now
+
+            override fun getZone() = ZoneOffset.UTC
+
+            override fun withZone(zone: java.time.ZoneId?) = this
+        }
+
     @Test
     fun `a node is read once per ttl`() {
         var reads = 0
-        var now = Instant.parse("2026-11-24T08:00:00Z")
-        val clock =
-            object : Clock() {
-                override fun instant() = now
-
-                override fun getZone() = ZoneOffset.UTC
-
-                override fun withZone(zone: java.time.ZoneId?) = this
-            }
         val caps =
             NodeCpuCaps({
                 reads++
@@ -45,5 +46,26 @@ class NodeCpuCapsTest {
         NodeCpuCaps({ throw KubernetesClientException("nodes \"n\" is forbidden", 403, null) }).of("n") shouldBe
             NodeCpuCaps.FALLBACK
         NodeCpuCaps({ null }).of("n") shouldBe NodeCpuCaps.FALLBACK
+    }
+
+    @Test
+    fun `a read that failed is tried again after the retry, not the ttl`() {
+        var fail = true
+        val caps =
+            NodeCpuCaps({
+                if (fail) {
+                    throw KubernetesClientException(
+                        "the server is currently unable to handle the request",
+                        503,
+                        null,
+                    )
+                }
+                Quantity("8")
+            }, Duration.ofMinutes(10), clock)
+        caps.of("node-a") shouldBe NodeCpuCaps.FALLBACK
+        fail = false
+        caps.of("node-a") shouldBe NodeCpuCaps.FALLBACK // within the retry: no read hammering a failing server
+        now = now.plus(NodeCpuCaps.RETRY_AFTER_FAILURE).plusSeconds(1)
+        caps.of("node-a") shouldBe 4
     }
 }
