@@ -81,7 +81,10 @@ class WarmupMetrics(
         Gauge
             .builder()
             .name("danki_warmups_queued")
-            .help("Warm-ups waiting for a free slot in the pool, including those a full queue turned away for now.")
+            .help(
+                "Warm-ups waiting for a free slot in the pool, including paused ones waiting for theirs back " +
+                    "and those a full queue turned away for now.",
+            )
             .register(registry)
 
     private val gatePatch =

@@ -257,7 +257,11 @@ class WarmupPool(
         }
     }
 
-    fun queued(): Int = synchronized(lock) { waiting.size } + turnedAway.size
+    /**
+     * Runs waiting for a slot: queued ones, paused ones between two attempts waiting for theirs back
+     * (they take the next free one, ahead of the queue), and those a full queue turned away for now.
+     */
+    fun queued(): Int = synchronized(lock) { waiting.size + resuming.size } + turnedAway.size
 
     fun running(): Int = synchronized(lock) { runningBy.total }
 

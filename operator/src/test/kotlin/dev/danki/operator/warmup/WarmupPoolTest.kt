@@ -89,12 +89,25 @@ class WarmupPoolTest {
         return Pair({ resumedAs.getNow(null) }, release)
     }
 
+    /**
+     * Until the paused run's back-off is over and it waits for its slot back: the pool then counts it
+     * as queued again, beside the one running. Earlier reports are dropped first: "healthy" was queued
+     * behind it once too.
+     */
+    private fun awaitWaitingForSlotBack() {
+        gauges.clear()
+        while (true) {
+            val (running, queued) = gauges.poll(10, TimeUnit.SECONDS).shouldNotBeNull()
+            if (running == 1 && queued == 1) return
+        }
+    }
+
     @Test
     fun `a run pausing between attempts gives its slot to a queued one and takes a slot back after it`() {
         newPool(slots = 1)
         val (resumed, release) = failingThenHealthy()
         // the healthy run holds the only slot: the paused one waits for it, past its back-off
-        Thread.sleep(PAUSE_MILLIS * 3)
+        awaitWaitingForSlotBack()
         resumed() shouldBe null
         pool.running() shouldBe 1
         release.countDown()
@@ -108,7 +121,7 @@ class WarmupPoolTest {
     fun `a run cancelled while it waits for its slot back ends and leaves the slots as they were`() {
         newPool(slots = 1)
         val (resumed, release) = failingThenHealthy()
-        Thread.sleep(PAUSE_MILLIS * 2)
+        awaitWaitingForSlotBack()
         pool.cancelPod("ns/failing")
         nextFinished().runKey shouldBe "failing"
         resumed() shouldBe false
