@@ -84,8 +84,7 @@ class WarmupMetrics(
             .help(
                 "Warm-ups waiting for a free slot in the pool, including paused ones waiting for theirs back " +
                     "and those a full queue turned away for now.",
-            )
-            .register(registry)
+            ).register(registry)
 
     private val gatePatch =
         Histogram
