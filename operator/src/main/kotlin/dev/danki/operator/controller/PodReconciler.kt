@@ -7,6 +7,7 @@ import dev.danki.operator.gate.PodGate
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
@@ -80,7 +81,7 @@ class PodReconciler(
         caches.eventSources(context) + completions
 
     override fun reconcile(resource: Pod, context: Context<Pod>): UpdateControl<Pod> {
-        val podKey = "${resource.metadata.namespace}/${resource.metadata.name}"
+        val podKey = ObjectKeys.of(resource)
         if (context.isPrimaryResourceDeleted) {
             missedGates?.forget(resource)
         } else if (!PodGate.hasGate(resource)) {
@@ -96,7 +97,7 @@ class PodReconciler(
 
     /** Handles one pod; returns when to look again, or null when only an event can change things. */
     fun reconcile(namespace: String, name: String): Duration? {
-        val pod = caches.pods.get(namespace, name) ?: return forget("$namespace/$name")
+        val pod = caches.pods.get(namespace, name) ?: return forget(ObjectKeys.of(namespace, name))
         val deploymentName = PodOwners.deploymentOf(pod)
         val deployment = deploymentName?.let { caches.deployments.get(namespace, it) }
         if (deploymentName != null && deployment == null && ownerMayBeComing(pod)) {
@@ -131,12 +132,12 @@ class PodReconciler(
         val plan = parser.parse(annotations, pod.spec)
         val cachedRun = runsOf(pod).firstOrNull { it.metadata.name == runName }
         val ready = PodGate.containersReady(pod)
-        val podKey = "${pod.metadata.namespace}/${pod.metadata.name}"
+        val podKey = ObjectKeys.of(pod)
         if (ready != null) readySeen.putIfAbsent("$podKey/$restarts", Instant.now())
         val digest = RunRetry.configDigest(annotations)
         val rewarm = pod.metadata.annotations?.get(Keys.Annotations.REWARM)
         // this process's final result is ahead of the cache: judge a retry on it when there is one
-        val latestStatus = recorder.finalStatus("${pod.metadata.namespace}/$runName") ?: cachedRun?.status
+        val latestStatus = recorder.finalStatus(ObjectKeys.of(pod.metadata.namespace, runName)) ?: cachedRun?.status
         val retry = RunRetry.of(latestStatus, cachedRun?.spec?.failurePolicy, runName, rewarm, digest)
         val retryFrom = if (retry.cause != null) Instant.now() else RunStatuses.instantOf(latestStatus?.retryTime)
         val deadline = deadlineOf(ready?.lastTransitionTime, cachedRun, plan, retryFrom)

@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
@@ -33,8 +34,8 @@ data class RunContext(
         val asked: Boolean get() = check.cause != null
     }
 
-    val podKey: String get() = "${pod.metadata.namespace}/${pod.metadata.name}"
-    val runKey: String get() = "${pod.metadata.namespace}/$runName"
+    val podKey: String get() = ObjectKeys.of(pod)
+    val runKey: String get() = ObjectKeys.of(pod.metadata.namespace, runName)
 
     val spec: WarmupRunSpec
         get() =

@@ -5,11 +5,13 @@ import dev.danki.operator.gate.GateCondition
 import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
 import dev.danki.operator.history.RunHistory
+import dev.danki.operator.kube.ApiStatus
 import dev.danki.operator.kube.BoundedMap
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
@@ -103,7 +105,7 @@ class RunRecorder(
 
     /** Keeps and publishes a final result, the gate first; then what no pod waits for, even if a write failed. */
     private fun finish(ref: RunRef, status: WarmupRunStatus, report: () -> Unit) {
-        finals["${ref.namespace}/${ref.runName}"] = FinalResult(status, ref.spec)
+        finals[ObjectKeys.of(ref.namespace, ref.runName)] = FinalResult(status, ref.spec)
         try {
             publish(ref.pod, ref.runName, null)
         } finally {
@@ -130,7 +132,7 @@ class RunRecorder(
      * safe to repeat. A failure of one write does not skip the other; the first one is rethrown.
      */
     fun publish(pod: Pod, runName: String, cached: WarmupRun?) {
-        val result = finals["${pod.metadata.namespace}/$runName"] ?: cached?.let { fromRun(it) } ?: return
+        val result = finals[ObjectKeys.of(pod.metadata.namespace, runName)] ?: cached?.let { fromRun(it) } ?: return
         val latest = caches.pods.get(pod.metadata.namespace, pod.metadata.name) ?: pod
         var failure: KubernetesClientException? = null
         try {
@@ -151,7 +153,7 @@ class RunRecorder(
      * holds; false when it holds none.
      */
     fun syncRecord(pod: Pod, runName: String, cached: WarmupRun?): Boolean {
-        val result = finals["${pod.metadata.namespace}/$runName"] ?: return false
+        val result = finals[ObjectKeys.of(pod.metadata.namespace, runName)] ?: return false
         record(pod, runName, result, cached)
         return true
     }
@@ -165,7 +167,7 @@ class RunRecorder(
         try {
             runs.writeStatus(pod.metadata.namespace, runName, result.status)
         } catch (e: KubernetesClientException) {
-            if (e.code != NOT_FOUND) throw e
+            if (e.code != ApiStatus.NOT_FOUND) throw e
             // deleted by a user (or never created): the record comes back, owned by its pod
             runs.create(pod, runName, result.spec, result.status)
         }
@@ -181,7 +183,6 @@ class RunRecorder(
 
     companion object {
         private const val MAX_REMEMBERED = 5_000
-        private const val NOT_FOUND = 404
     }
 }
 

@@ -1,5 +1,6 @@
 package dev.danki.operator.history
 
+import dev.danki.operator.kube.ApiStatus
 import dev.danki.operator.kube.BackoffPolicy
 import dev.danki.operator.kube.ServerSideApply
 import dev.danki.operator.kube.WarmupHistory
@@ -103,7 +104,7 @@ class RunHistory(
         return try {
             histories(namespace).resource(history).create()
         } catch (e: KubernetesClientException) {
-            if (e.code != CONFLICT) throw e
+            if (e.code != ApiStatus.CONFLICT) throw e
             histories(namespace).withName(deployment).get()
         }
     }
@@ -128,7 +129,7 @@ class RunHistory(
                 .patch(ServerSideApply.CONTEXT, configuration)
             true
         } catch (e: KubernetesClientException) {
-            if (e.code != CONFLICT) throw e
+            if (e.code != ApiStatus.CONFLICT) throw e
             false
         }
     }
@@ -136,8 +137,8 @@ class RunHistory(
     /** The usual cause of a refusal after an upgrade: Helm installs CRDs, and with them the rights, only on install. */
     private fun hintFor(code: Int) =
         when (code) {
-            NOT_FOUND -> " (is the WarmupHistory CRD installed? kubectl apply --server-side -f charts/danki/crds/)"
-            FORBIDDEN -> " (the operator's role lacks rights on warmuphistories: upgrade the chart)"
+            ApiStatus.NOT_FOUND -> MISSING_CRD_HINT
+            ApiStatus.FORBIDDEN -> " (the operator's role lacks rights on warmuphistories: upgrade the chart)"
             else -> ""
         }
 
@@ -155,9 +156,8 @@ class RunHistory(
     override fun close() = writer.close(CLOSE_WAIT_SECONDS)
 
     companion object {
-        private const val CONFLICT = 409
-        private const val NOT_FOUND = 404
-        private const val FORBIDDEN = 403
+        private const val MISSING_CRD_HINT =
+            " (is the WarmupHistory CRD installed? kubectl apply --server-side -f charts/danki/crds/)"
         private const val MAX_ATTEMPTS = 10
         private const val CONFLICT_BACKOFF_MS = 20L
         private const val CLOSE_WAIT_SECONDS = 5L

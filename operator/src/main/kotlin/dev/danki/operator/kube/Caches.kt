@@ -42,7 +42,7 @@ class Caches(
     fun eventSources(context: EventSourceContext<Pod>): List<EventSource<*, Pod>> {
         pods.bind(context.primaryCache)
         pods.addIndex(BY_DEPLOYMENT) { pod ->
-            listOfNotNull(PodOwners.deploymentOf(pod)?.let { "${pod.metadata.namespace}/$it" })
+            listOfNotNull(PodOwners.deploymentOf(pod)?.let { ObjectKeys.of(pod.metadata.namespace, it) })
         }
         val deploymentSource =
             secondary(context, Deployment::class.java, "deployments") { d ->
@@ -54,7 +54,9 @@ class Caches(
             }
         deployments.bind(deploymentSource)
         runs.bind(runSource)
-        runs.addIndex(BY_POD) { run -> listOfNotNull(run.spec?.podName?.let { "${run.metadata.namespace}/$it" }) }
+        runs.addIndex(
+            BY_POD,
+        ) { run -> listOfNotNull(run.spec?.podName?.let { ObjectKeys.of(run.metadata.namespace, it) }) }
         // a namespace's opt-in label changes the switch of every Deployment in it, and so of their pods
         val namespaceSource =
             namespaces?.let { cache ->
@@ -106,9 +108,10 @@ class Caches(
             ?.labels
             .orEmpty()
 
-    fun podsOf(namespace: String, deployment: String): List<Pod> = pods.byIndex(BY_DEPLOYMENT, "$namespace/$deployment")
+    fun podsOf(namespace: String, deployment: String): List<Pod> =
+        pods.byIndex(BY_DEPLOYMENT, ObjectKeys.of(namespace, deployment))
 
-    fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, "$namespace/$pod")
+    fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, ObjectKeys.of(namespace, pod))
 
     private fun all(): List<Cache<out HasMetadata>> = listOfNotNull(pods, deployments, runs, namespaces)
 

@@ -17,7 +17,7 @@ class RunStore(
             try {
                 runs.resource(newRun(pod, name, spec)).create()
             } catch (e: KubernetesClientException) {
-                if (e.code != CONFLICT) throw e
+                if (e.code != ApiStatus.CONFLICT) throw e
                 runs.withName(name).get() ?: throw e
             }
         writeStatus(pod.metadata.namespace, name, status)
@@ -63,8 +63,6 @@ class RunStore(
     }
 
     companion object {
-        private const val CONFLICT = 409
-
         /** One run per pod and container restart count: `<pod>`, then `<pod>-r1`, `<pod>-r2`... */
         fun runName(pod: String, restartCount: Int) = if (restartCount == 0) pod else "$pod-r$restartCount"
     }

@@ -4,6 +4,7 @@ import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
@@ -106,7 +107,7 @@ class MissedGates(
             // evicted now, its replacement would be admitted ungated too; look again once the webhook is up
             return EVICTION_RETRY
         }
-        val key = "${pod.metadata.namespace}/${deployment.metadata.name}"
+        val key = ObjectKeys.of(pod.metadata.namespace, deployment.metadata.name)
         if (!withinReplacementBudget(key, pod)) {
             events.warningOnce(
                 deployment,

@@ -1,6 +1,7 @@
 package dev.danki.operator.webhook
 
 import dev.danki.operator.config.WebhookSettings
+import dev.danki.operator.kube.ApiStatus
 import dev.danki.operator.kube.Keys
 import io.fabric8.kubernetes.api.model.SecretBuilder
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder
@@ -45,7 +46,7 @@ class OwnCertificates(
                     // resourceVersion of what was read: a replica that renewed first wins, this one reads it next time
                     secrets.resource(updated).update()
                 } catch (e: KubernetesClientException) {
-                    if (e.code == CONFLICT) return
+                    if (e.code == ApiStatus.CONFLICT) return
                     throw e
                 }
                 log
@@ -92,9 +93,5 @@ class OwnCertificates(
             .forceConflicts()
             .serverSideApply()
         log.atInfo().addKeyValue("configuration", settings.configurationName).log("webhook caBundle published")
-    }
-
-    private companion object {
-        const val CONFLICT = 409
     }
 }
