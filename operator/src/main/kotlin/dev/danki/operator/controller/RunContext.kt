@@ -59,5 +59,5 @@ data class RunRef(
 ) {
     val namespace: String get() = pod.metadata.namespace
     val deployment: String get() = spec.deployment ?: ""
-    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+    val policy: FailurePolicy get() = FailurePolicy.recorded(spec.failurePolicy)
 }

@@ -191,7 +191,7 @@ data class FinalResult(
     val status: WarmupRunStatus,
     val spec: WarmupRunSpec,
 ) {
-    val policy: FailurePolicy get() = FailurePolicy.parse(spec.failurePolicy ?: "") ?: FailurePolicy.OPEN
+    val policy: FailurePolicy get() = FailurePolicy.recorded(spec.failurePolicy)
 
     /** The pod's gate condition this result stands for. */
     fun gate(): GateCondition = GateRule.finished(status, policy)

@@ -40,7 +40,7 @@ data class RunRetry(
             now: Instant = Instant.now(),
         ): RunRetry {
             if (status?.phase != WarmupRun.PHASE_FAILED) return NONE
-            val closed = failurePolicy == FailurePolicy.CLOSED.value
+            val closed = FailurePolicy.recorded(failurePolicy) == FailurePolicy.CLOSED
             return when {
                 !rewarm.isNullOrEmpty() && rewarmToken(rewarm) != status.rewarm -> {
                     RunRetry("rewarm requested (${Keys.Annotations.REWARM}=${Messages.quote(rewarm)})")

@@ -13,5 +13,8 @@ enum class FailurePolicy(
 
     companion object {
         fun parse(raw: String): FailurePolicy? = entries.firstOrNull { it.value == raw.trim().lowercase() }
+
+        /** The policy a WarmupRun's spec recorded; open, the default, when it has none or one unknown here. */
+        fun recorded(value: String?): FailurePolicy = parse(value ?: "") ?: OPEN
     }
 }
