@@ -70,16 +70,25 @@ def host_pid(pod_name):
 
 
 def wait_gate(namespace, deployment, timeout_s=120):
-    """Until danki gates DEPLOYMENT: the gate on its template (template mode: the opt-in's one rollout)
-    or on every one of its pods (webhook mode, the chart's default: no rollout)."""
+    """Until danki gates DEPLOYMENT's new pods: the gate on its template (template mode: the opt-in's one
+    rollout), or, in webhook mode (the chart's default), danki's admission webhook published with its
+    CA, so that every pod created from now on gets the gate as it is admitted (the soak's Deployments
+    start at 0 replicas, so there is no pod to look at yet), and every live pod already gated."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         d = get_json("-n", namespace, "deployment", deployment)
         gates = [g.get("conditionType") for g in d["spec"]["template"]["spec"].get("readinessGates") or []]
-        if GATE in gates or (d.get("status", {}).get("replicas", 0) > 0 and all_gated(namespace, d, GATE)):
+        if GATE in gates or (webhook_published() and all_gated(namespace, d, GATE)):
             return
         time.sleep(1)
     raise RuntimeError(f"danki did not gate {namespace}/{deployment} within {timeout_s} s")
+
+
+def webhook_published():
+    """Whether danki's MutatingWebhookConfiguration (named after the release) carries its CA bundle."""
+    raw = kubectl("get", "mutatingwebhookconfiguration", RELEASE, "-o", "jsonpath={.webhooks[0].clientConfig.caBundle}",
+                  check=False)
+    return bool(raw.strip())
 
 
 def machine():
