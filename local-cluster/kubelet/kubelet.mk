@@ -1,14 +1,14 @@
-# Make targets of the opt-in real-kubelet cluster; included by the top-level Makefile.
-# The real kubelet on containerd, several nodes with a CPU budget each (issue 25, foundation):
-#   make cluster-up CLUSTER_KUBELET=real CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_MEMORY=2Gi]
+# Make targets of the real-kubelet nodes, the local cluster's default; included by the top-level Makefile.
+# The real kubelet on containerd, several nodes with a CPU budget each:
+#   make cluster-up CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_MEMORY=2Gi] [SYSTEM_NODE_CPU=700m]
 #   make cluster-down CLUSTER_INSTANCE=20
-# Nothing here is part of `make tools`, the default `make cluster-up` or `make test`.
-# See docs/local-cluster-real-kubelet.md.
+# `make cluster-up` builds what the nodes need first (real-kubelet-deps, images); `make test` runs
+# test-real-kubelet. See docs/local-cluster-real-kubelet.md.
 
 # Instance of the real-kubelet acceptance test (20..51; the node agent's tests use 9).
 TEST_REAL_KUBELET_INSTANCE ?= 20
 
-##@ Real kubelet (opt-in)
+##@ Real kubelet (the local cluster's nodes)
 
 .PHONY: node-deps node-images real-kubelet-deps test-real-kubelet
 node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI plugins, umoci, skopeo, busybox-static.
