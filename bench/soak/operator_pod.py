@@ -11,7 +11,7 @@ import time
 from collections import Counter
 
 from kube import KUBECTL, all_gated, get_json, kubectl
-from probe import cpu_cgroup
+from probe import cluster_k6, process_table
 from targets import REPO
 
 HELM = os.environ.get("HELM", os.path.join(REPO, "bin", "helm"))
@@ -127,17 +127,7 @@ def log_summary(operator, out):
 
 def own_k6():
     """PIDs of the k6 processes of the soak's cluster (under its cgroup): only its operator starts k6."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.path.basename(os.readlink(f"/proc/{name}/exe")) != "k6":
-                    continue
-            except OSError:
-                continue
-            if (cpu_cgroup(name) or "").startswith(INSTANCE_CGROUP + "/"):
-                pids.append(int(name))
-    return pids
+    return cluster_k6(process_table(), INSTANCE_CGROUP)
 
 
 def cleanup(operator, keep=False):

@@ -141,6 +141,14 @@ def process_table():
     return table
 
 
+def cluster_k6(table, instance_cgroup):
+    """PIDs in TABLE (process_table) of the k6 processes of the cluster whose processes live under
+    INSTANCE_CGROUP (/danki-rI): only its operator starts k6 there."""
+    prefix = instance_cgroup.rstrip("/") + "/"
+    return [p for p, f in table.items()
+            if os.path.basename(f["exe"] or "") == "k6" and (f.get("cgroup") or "").startswith(prefix)]
+
+
 def descendants(table, root):
     children = {}
     for pid, facts in table.items():
@@ -177,7 +185,7 @@ class Probe:
         s = {"t": t, "pid": self.pid, "alive": own is not None}
         if own:
             s.update(rss_bytes=own["rss_kb"] * 1024, threads=own["threads"], fds=self._fds(), cpu_s=own["cpu"] / TICKS)
-        k6_all = [p for p, f in table.items() if os.path.basename(f["exe"] or "") == "k6" and self._in_cluster(f)]
+        k6_all = cluster_k6(table, self.instance_cgroup)
         k6_children = set(descendants(table, self.pid)) & set(k6_all)
         s["k6"] = len(k6_children)
         s["k6_not_children"] = len(k6_all) - len(k6_children)
