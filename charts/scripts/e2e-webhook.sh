@@ -145,9 +145,8 @@ all_pods_gated() {
 }
 pod_gate_once() { [[ $(pod_gates "$1" | tr ' ' '\n' | grep -cx "$GATE") == 1 ]]; }
 pod_has_label() { [[ $(ka get pod "$1" -o jsonpath='{.metadata.labels.danki\.dev/warmup}') == enabled ]]; }
-pod_gate_is() { # POD STATUS/REASON
-  [[ $(ka get pod "$1" -o jsonpath="{range .status.conditions[?(@.type==\"$GATE\")]}{.status}/{.reason}{end}") == "$2" ]]
-}
+pod_gate_state() { ka get pod "$1" -o jsonpath="{range .status.conditions[?(@.type==\"$GATE\")]}{.status}/{.reason}{end}"; }
+pod_gate_is() { [[ $(pod_gate_state "$1") == "$2" ]]; } # POD STATUS/REASON
 pod_ready() { [[ $(ka get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
 pod_has_run() { ka get warmupruns "$1" -o name >/dev/null 2>&1; }
 gate_time() { ka get pod "$1" -o jsonpath="{.status.conditions[?(@.type==\"$GATE\")].lastTransitionTime}"; }
@@ -452,9 +451,16 @@ phase_mode_switch() {
   # first ReplicaSet (same pod-template-hash) rather than making a third
   check "6: opting out rolls it back to its first ReplicaSet (still 2)" rs_count_is light 2
   check "6: opting out: the rollout completes" wait_for "$TIMEOUT" "the rollout" rolled_out light
-  local gated=""
-  for pod in $(pod_names light); do pod_has_gate "$pod" && gated+=" $pod"; done
-  check "6: opting out: after the rollout no live pod of light has the gate${gated:+ (gated:$gated)}" same "$gated" ""
+  # A pod created in the second after the opt-out may still get the gate: the webhook replica that
+  # admits it can have a cache a moment behind (OptInLookup's documented trade). What must hold is that
+  # no such pod is held: its gate is True (released by the opt-out, or warmed before the release).
+  local held="" state
+  for pod in $(pod_names light); do
+    pod_has_gate "$pod" || continue
+    state=$(pod_gate_state "$pod")
+    [[ $state == True/* ]] && echo "     $pod has the gate, $state" || held+=" $pod:${state:-no condition}"
+  done
+  check "6: opting out: after the rollout no live pod of light is held by the gate${held:+ (held:$held)}" same "$held" ""
 }
 
 main() {
