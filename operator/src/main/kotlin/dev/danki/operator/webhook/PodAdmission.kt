@@ -1,10 +1,13 @@
 package dev.danki.operator.webhook
 
-import com.fasterxml.jackson.databind.JsonNode
-import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
 import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization
 import org.slf4j.LoggerFactory
 import java.util.Base64
 
@@ -15,38 +18,40 @@ import java.util.Base64
 class PodAdmission(
     private val metrics: WarmupMetrics,
     private val lookup: OptInLookup,
+    /** The client's own: its type registry is built once per process, and takes a second or two. */
+    private val serialization: KubernetesSerialization,
 ) {
     private val log = LoggerFactory.getLogger(PodAdmission::class.java)
-    private val json = ObjectMapper()
 
+    /** The answer to [body]; throws IllegalArgumentException for a body that is not an AdmissionReview request. */
     fun review(body: ByteArray): ByteArray {
         val started = System.nanoTime()
-        val request = json.readTree(body).path("request")
-        val uid = request.path("uid").asText()
-        val namespace = request.path("namespace").asText()
-        val (patch, how) = patchOf(request, namespace)
-        val response =
-            mutableMapOf<String, Any>("uid" to uid, "allowed" to true).apply {
-                if (patch.isNotEmpty()) {
-                    put("patchType", "JSONPatch")
-                    put("patch", Base64.getEncoder().encodeToString(json.writeValueAsBytes(patch)))
-                }
+        val request =
+            requireNotNull(serialization.unmarshal(body.inputStream(), AdmissionReview::class.java)?.request) {
+                "not an AdmissionReview request"
             }
+        val (patch, how) = patchOf(request)
+        val response =
+            AdmissionResponseBuilder()
+                .withUid(request.uid)
+                .withAllowed(true)
+                .apply {
+                    if (patch.isNotEmpty()) {
+                        withPatchType(JSON_PATCH)
+                        withPatch(Base64.getEncoder().encodeToString(serialization.asJson(patch).toByteArray()))
+                    }
+                }.build()
         metrics.podAdmitted(if (patch.isEmpty()) WarmupMetrics.ADMITTED_UNCHANGED else WarmupMetrics.ADMITTED_GATED)
         how?.let { metrics.admissionAnswered(it, (System.nanoTime() - started) / NANOS) }
-        return json.writeValueAsBytes(
-            mapOf("apiVersion" to "admission.k8s.io/v1", "kind" to "AdmissionReview", "response" to response),
-        )
+        return serialization.asJson(AdmissionReviewBuilder().withResponse(response).build()).toByteArray()
     }
 
     /** The patch, and how the pod's Deployment was found (null: not a Deployment's pod, nothing looked up). */
-    private fun patchOf(request: JsonNode, namespace: String): Pair<List<Map<String, Any>>, String?> {
+    private fun patchOf(request: AdmissionRequest): Pair<List<Map<String, Any>>, String?> {
         // only pod CREATE is registered; anything else is answered unchanged
-        if (request.path("operation").asText() != "CREATE" || request.path("kind").path("kind").asText() != "Pod") {
-            return emptyList<Map<String, Any>>() to null
-        }
-        val pod = json.treeToValue(request.path("object"), Pod::class.java)
-        val deploymentName = PodOwners.deploymentOf(pod) ?: return emptyList<Map<String, Any>>() to null
+        val pod = request.`object`.takeIf { request.operation == CREATE && request.kind?.kind == POD }?.let(::asPod)
+        val deploymentName = pod?.let(PodOwners::deploymentOf) ?: return emptyList<Map<String, Any>>() to null
+        val namespace = request.namespace.orEmpty()
         val found = lookup.find(namespace, deploymentName)
         val patch = PodMutation.patchFor(pod, found.deployment, found.namespaceLabels)
         if (patch.isNotEmpty()) {
@@ -61,7 +66,13 @@ class PodAdmission(
         return patch to found.how
     }
 
+    /** The API server sends the pod with its apiVersion and kind, so it arrives typed; a bare object is converted. */
+    private fun asPod(sent: Any): Pod = sent as? Pod ?: serialization.convertValue(sent, Pod::class.java)
+
     private companion object {
+        const val CREATE = "CREATE"
+        const val POD = "Pod"
+        const val JSON_PATCH = "JSONPatch"
         const val NANOS = 1e9
     }
 }

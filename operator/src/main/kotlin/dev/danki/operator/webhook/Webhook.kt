@@ -24,7 +24,7 @@ class Webhook(
             namespaceOptIn = caches.namespaces != null,
             budget = settings.readBudget,
         )
-    val server = WebhookServer(settings.port, keys, PodAdmission(metrics, lookup))
+    val server = WebhookServer(settings.port, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization))
     private val warmup = WebhookWarmup({ server.port }, keys, settings.namespace)
     private val rotation =
         CertificateRotation(

@@ -5,6 +5,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.testkit.counter
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
@@ -36,7 +37,15 @@ class WebhookServerTest {
         }
     private val metrics = WarmupMetrics()
     private val server =
-        WebhookServer(0, keys, PodAdmission(metrics, OptInLookup(reads, reads, metrics, namespaceOptIn = false)))
+        WebhookServer(
+            0,
+            keys,
+            PodAdmission(
+                metrics,
+                OptInLookup(reads, reads, metrics, namespaceOptIn = false),
+                KubernetesSerialization(),
+            ),
+        )
     private val names = listOf("localhost")
     private val json = ObjectMapper()
 
