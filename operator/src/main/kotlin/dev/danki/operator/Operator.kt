@@ -19,6 +19,7 @@ import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.PoolGauges
+import dev.danki.operator.metrics.ReconcileMetrics
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.runner.RunnerPodSpec
 import dev.danki.operator.runner.RunnerPods
@@ -137,6 +138,7 @@ class Operator(
                     .withStopOnInformerErrorDuringStartup(false)
                     .withCacheSyncTimeout(CACHE_SYNC_TIMEOUT)
                     .withInformerStoppedHandler(caches::informerStopped)
+                    .withMetrics(ReconcileMetrics.into(metrics.registry))
                 leaderElection?.let { o.withLeaderElectionConfiguration(it) }
             }
         val webhookMode = config.webhook != null

@@ -65,7 +65,12 @@ class AdmissionLatencyBench {
         val metrics = WarmupMetrics()
         val lookup =
             OptInLookup(informerReads(deployments, namespaces), OptInReads.api(client), metrics, namespaceOptIn = true)
-        val server = WebhookServer(0, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization)).apply { start() }
+        val server =
+            WebhookServer(
+                0,
+                keys,
+                PodAdmission(metrics, lookup, client.kubernetesSerialization),
+            ).apply { start() }
         try {
             val http = clientTrusting(ca)
             val url = URI("https://localhost:${server.port}${WebhookServer.PATH}")

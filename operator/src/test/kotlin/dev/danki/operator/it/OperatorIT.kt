@@ -11,6 +11,10 @@ import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
 import java.time.Duration
 
 /**
@@ -61,6 +65,32 @@ class OperatorIT {
             d.metadata.managedFields.none { m -> m.manager == Keys.FIELD_MANAGER } shouldBe true
         }
     }
+
+    @Test
+    fun `JOSDK's reconcile metrics are on the operator's one metrics page, beside danki's own`() {
+        space.create(Fixtures.deployment(space.ns, "counted", mapOf(Annotations.WARMUP to "enabled")))
+        eventually(Duration.ofSeconds(20)) {
+            val series = scrape().lines().filterNot { it.startsWith("#") }
+            series.any { it.startsWith("danki_leader ") } shouldBe true
+            series.any {
+                it.startsWith("operator_sdk_reconciliations_started_total{") && it.contains("kind=\"Deployment\"")
+            } shouldBe true
+            val succeeded = "operator_sdk_controllers_execution_reconcile_success_total{controller=\"deployments\""
+            series.any { it.startsWith(succeeded) } shouldBe true
+            // the pod controller's gauges are there from its start, before any pod
+            series.any { it.startsWith("operator_sdk_reconciliations_queue_size_pods{") } shouldBe true
+            // per-resource series are off: no series names the Deployment
+            series.none { it.contains("\"counted\"") } shouldBe true
+        }
+    }
+
+    private fun scrape(): String =
+        HttpClient
+            .newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI("http://127.0.0.1:${operator.http.port}/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString(),
+            ).body()
 
     @Test
     fun `opting out keeps the user's other readiness gates`() {
