@@ -18,6 +18,8 @@ data class PodResult(
     val stopReason: String? = null,
     /** Why it failed or was cancelled, e.g. `TooManyErrors: 12 of 300 requests failed`. */
     val reason: String? = null,
+    /** How long the pod waited for a warm-up slot after its containers were ready, e.g. `0.1s`. */
+    val queueWait: String? = null,
 ) {
     val warmed get() = phase == WarmupRun.PHASE_SUCCEEDED
 
@@ -35,6 +37,7 @@ data class PodResult(
                 duration = status?.duration,
                 stopReason = status?.stopReason,
                 reason = why.takeUnless { status?.phase == WarmupRun.PHASE_SUCCEEDED },
+                queueWait = status?.queueWait,
             )
         }
 

@@ -12,10 +12,10 @@ object ResultTable {
     enum class Format { TABLE, JSON, MARKDOWN }
 
     private val HEADER =
-        listOf("POD", "PHASE", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
+        listOf("POD", "PHASE", "WAITED", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
     private val mapper = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
 
-    /** The Deployment's line: the median of each latency over the pods that have it; the longest warm-up. */
+    /** The Deployment's line: the median of each latency over the pods that have it; the longest wait and warm-up. */
     fun total(label: String, results: List<PodResult>): PodResult {
         val warmed = results.count { it.warmed }
         return PodResult(
@@ -26,6 +26,7 @@ object ResultTable {
             warmP50 = median(results.mapNotNull { it.warmP50 }),
             warmP95 = median(results.mapNotNull { it.warmP95 }),
             duration = results.mapNotNull { it.duration }.maxByOrNull { seconds(it) },
+            queueWait = results.mapNotNull { it.queueWait }.maxByOrNull { seconds(it) },
         )
     }
 
@@ -47,6 +48,7 @@ object ResultTable {
         listOf(
             r.pod,
             r.phase,
+            r.queueWait ?: "-",
             ms(r.coldP50),
             ms(r.coldP95),
             ms(r.warmP50),
