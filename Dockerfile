@@ -23,7 +23,7 @@ WORKDIR /src
 COPY pom.xml ./
 COPY operator/pom.xml operator/
 COPY sample-service/pom.xml sample-service/
-COPY local-cluster/node-agent/pom.xml local-cluster/node-agent/
+COPY local-cluster/net-agent/pom.xml local-cluster/net-agent/
 # every module the root POM lists must be there, even one not built here
 COPY cli/pom.xml cli/
 COPY operator/src operator/src

@@ -41,7 +41,7 @@ MVN := mvn -B -ntp -Dkotlin.compiler.daemon=false -Dstyle.color=never
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s k6 helm
+	@tools/build-tools.sh etcd k8s kubelet k6 helm
 
 .PHONY: tool-k6 tool-helm tool-kube tool-kubelet
 tool-k6: ## Build the pinned k6 into bin/.
@@ -50,20 +50,20 @@ tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
 	@tools/build-tools.sh helm
 tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, scheduler and kubectl.
 	@tools/build-tools.sh etcd k8s
-tool-kubelet: ## Build the pinned kubelet (only the opt-in real-kubelet cluster needs it; not in make tools).
+tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).
 	@tools/build-tools.sh kubelet
 
 ##@ Build
 
 # A jar is rebuilt only when its module's sources or a POM changed.
 POMS := pom.xml $(wildcard */pom.xml */*/pom.xml)
-JARS := local-cluster/node-agent/target/node-agent-all.jar sample-service/target/sample-service-all.jar \
+JARS := local-cluster/net-agent/target/net-agent-all.jar sample-service/target/sample-service-all.jar \
 	operator/target/operator-all.jar cli/target/cli-all.jar
 
 .PHONY: build
-build: $(JARS) ## Build the operator, sample service, node agent and CLI jars.
+build: $(JARS) ## Build the operator, sample service, net agent and CLI jars.
 
-$(JARS) &: $(POMS) $(shell find local-cluster/node-agent/src sample-service/src operator/src cli/src -type f 2>/dev/null)
+$(JARS) &: $(POMS) $(shell find local-cluster/net-agent/src sample-service/src operator/src cli/src -type f 2>/dev/null)
 	@echo "==> building jars (mvn package, tests skipped)"
 	$(MVN) -q package -DskipTests -Dktlint.skip -Ddetekt.skip
 	@touch $(JARS)

@@ -28,7 +28,7 @@ bench-targets: $(SAMPLE_STAMP) $(SPRING_SHOP_JAR) ## Build the benchmarks' warm-
 
 .PHONY: bench
 bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; writes bench/results/warmup.md and .json.
-	@CLUSTER_KUBELET=real CLUSTER_INSTANCE=$(BENCH_CLUSTER_INSTANCE) CLUSTER_NODES=$$(($(BENCH_WORKERS) + 1)) \
+	@CLUSTER_INSTANCE=$(BENCH_CLUSTER_INSTANCE) CLUSTER_NODES=$$(($(BENCH_WORKERS) + 1)) \
 	  NODE_CPU=$(BENCH_NODE_CPU) SYSTEM_NODE_CPU=$(BENCH_SYSTEM_CPU) BENCH_WORKERS=$(BENCH_WORKERS) \
 	  REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  $(REPO)/bench/warmup/run-bench.sh
@@ -47,7 +47,7 @@ bench-stop-rule: bench-targets tool-k6 ## Requests needed, concurrency and stop 
 
 .PHONY: soak
 soak: build tools ## Soak: SOAK_MINUTES (default 30) of scale churn and failing warm-ups on local-cluster instance 6, the operator's RSS, heap, fds, threads and k6 processes sampled; writes bench/results/soak.md and .json (about SOAK_MINUTES + 3 min).
-	@CLUSTER_KUBELET=real REPO=$(REPO) KUBECTL=$(KUBECTL) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
+	@REPO=$(REPO) KUBECTL=$(KUBECTL) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  CLUSTER_INSTANCE=$(SOAK_CLUSTER_INSTANCE) python3 $(REPO)/bench/soak/run.py
 
 .PHONY: soak-results
@@ -59,7 +59,7 @@ BAD_PLAN_CLUSTER_INSTANCE ?= 11
 
 .PHONY: bench-bad-plan
 bench-bad-plan: build tool-kube tool-k6 ## 40 Deployments scaled at once, 28 with an invalid plan: seconds from ContainersReady to danki's decision; appends to bench/results/bad-plan.json and .md (OPERATOR_JAR, LABEL to measure another build; about 4 min).
-	@CLUSTER_KUBELET=real REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) MAKE="$(MAKE)" KEEP=$(KEEP) \
+	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  CLUSTER_INSTANCE=$(BAD_PLAN_CLUSTER_INSTANCE) python3 $(REPO)/bench/bad-plan/run.py
 
 .PHONY: bench-webhook

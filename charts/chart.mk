@@ -8,7 +8,7 @@ SHELLCHECK ?= shellcheck
 # The CRDs as the operator's build generates them (fabric8 crd-generator); the chart keeps copies.
 GENERATED_CRDS := $(REPO)/operator/target/classes/META-INF/fabric8
 CRD_PLURALS := warmupruns warmuphistories
-# Images built by docker-build; the local cluster's catalog maps the `dev` tag to local jars.
+# Images built by docker-build; the local cluster builds the same stages without Docker (make images).
 IMAGE_TAG ?= dev
 DOCKER ?= docker
 CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh
@@ -89,7 +89,7 @@ docker-build: ## Build the danki/operator and danki/sample-service images (IMAGE
 	@$(DOCKER) info >/dev/null 2>&1 || { \
 	  echo "docker-build: no Docker engine is reachable ('$(DOCKER) info' failed)." >&2; \
 	  echo "  This machine has none; build on a machine with Docker, or use the local cluster (make cluster-up)," >&2; \
-	  echo "  whose node agent runs danki/operator:dev from the jar. See docs/install.md." >&2; exit 1; }
+	  echo "  whose nodes get the same images built without Docker (make images). See docs/install.md." >&2; exit 1; }
 	$(DOCKER) build --target operator --build-arg K6_VERSION=$(K6_VERSION) -t danki/operator:$(IMAGE_TAG) $(REPO)
 	$(DOCKER) build --target sample-service -t danki/sample-service:$(IMAGE_TAG) $(REPO)
 	$(DOCKER) build --target k6-runner --build-arg K6_VERSION=$(K6_VERSION) -t danki/k6-runner:$(IMAGE_TAG) $(REPO)

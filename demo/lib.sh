@@ -92,21 +92,18 @@ use_cluster() {
   export KUBECONFIG=$CLUSTER_DIR/admin.kubeconfig
 }
 
-# pod_log_tail NS POD CONTAINER UID RESTARTS: the container's last 20 log lines, of its previous run
-# when it has restarted. The node agent serves no kubectl logs: its log files are read instead.
-# Prints nothing for a container that never ran.
+# pod_log_tail NS POD CONTAINER RESTARTS: the container's last 20 log lines, of its previous run
+# when it has restarted. Prints nothing for a container that never ran.
 pod_log_tail() {
-  local ns=$1 pod=$2 container=$3 uid=$4 restarts=$5 previous=() file
+  local ns=$1 pod=$2 container=$3 restarts=$4 previous=()
   ((restarts > 0)) && previous=(--previous)
-  $K -n "$ns" logs "$pod" -c "$container" --tail=20 "${previous[@]}" 2>/dev/null && return
-  file=${CLUSTER_DIR:-/nonexistent}/agent/pods/${ns}_${pod}_${uid}/$container.log
-  [[ ! -f $file ]] || tail -n 20 "$file"
+  $K -n "$ns" logs "$pod" -c "$container" --tail=20 "${previous[@]}" 2>/dev/null || true
 }
 
 # show_pod_trouble NS: for every pod of NS that cannot start, its reason and message, its last
 # Events and its last log lines, on stderr; true when there was one.
 show_pod_trouble() {
-  local ns=$1 rows pod container restarts reason message uid log
+  local ns=$1 rows pod container restarts reason message log
   rows=$($K -n "$ns" get pods -o json 2>/dev/null | "$PY" "$DEMO_DIR/pod_trouble.py") && return 1
   [[ -n $rows ]] || return 1
   while IFS=$'\t' read -r _ pod container restarts reason message; do
@@ -115,8 +112,7 @@ show_pod_trouble() {
     $K -n "$ns" get events --field-selector "involvedObject.name=$pod" --sort-by=.lastTimestamp 2>/dev/null |
       tail -n 5 | sed 's/^/    /' >&2
     [[ $container == - ]] && continue
-    uid=$($K -n "$ns" get pod "$pod" -o jsonpath='{.metadata.uid}' 2>/dev/null || true)
-    log=$(pod_log_tail "$ns" "$pod" "$container" "$uid" "$restarts")
+    log=$(pod_log_tail "$ns" "$pod" "$container" "$restarts")
     [[ -z $log ]] || printf '    last log lines of %s:\n%s\n' "$container" "$(sed 's/^/    | /' <<<"$log")" >&2
   done <<<"$rows"
   return 0

@@ -9,7 +9,7 @@
 # Env: KEEP=1 keeps the cluster and the demo namespace; DEMO_REPLICAS (4), DEMO_WARM_TIMEOUT (s, 600),
 #      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1;
 #      CLUSTER_NODES (3), NODE_CPU (500m) shape the real kubelet's nodes, which run the images built
-#      from the Dockerfile (make images); CLUSTER_KUBELET=agent runs it on the older node agent.
+#      from the Dockerfile (make images).
 # Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

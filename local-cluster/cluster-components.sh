@@ -14,20 +14,8 @@ healthy() {
     kube-apiserver) [[ $(curl -s --max-time 1 "${CURL_ADMIN[@]}" "$API_URL/readyz") == ok* ]] ;;
     kube-controller-manager) [[ $(curl -s --max-time 1 -k "https://127.0.0.1:$KCM_PORT/healthz") == ok* ]] ;;
     kube-scheduler) [[ $(curl -s --max-time 1 -k "https://127.0.0.1:$SCHEDULER_PORT/healthz") == ok* ]] ;;
-    node-agent)
-      [[ $("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=2s get node "$NODE_NAME" \
-        -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null) == True ]] ;;
     *) return 1 ;;
   esac
-}
-
-# node_lease_renewed_since epoch-seconds: the agent renewed its Node's Lease after that time.
-# A restarted agent is healthy only then: the Node stays Ready for 40 s after its agent is gone.
-node_lease_renewed_since() {
-  local renewed
-  renewed=$("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=2s -n kube-node-lease get lease "$NODE_NAME" \
-    -o jsonpath='{.spec.renewTime}' 2>/dev/null) || return 1
-  [[ -n $renewed ]] && (($(date -d "$renewed" +%s) >= $1))
 }
 
 # start_component name cmd...: record the command line, then launch it (its log starts empty).
@@ -55,8 +43,7 @@ launch_component() {
 }
 
 # stop_component name seconds [TERM|KILL]: send the signal (default TERM), wait up to seconds,
-# then SIGKILL the process group. KILL sends SIGKILL to the process alone, as a crash: the node
-# agent's pods are left running, for the next agent to clean up.
+# then SIGKILL the process group. KILL sends SIGKILL to the process alone, as a crash.
 stop_component() {
   local n=$1 limit=$2 sig=${3:-TERM} pid k
   pid=$(pid_of "$n")
@@ -74,7 +61,3 @@ stop_component() {
   rm -f "$PIDS_DIR/$n.pid"
   echo "stopped $n (pid $pid, SIG$sig)" >&2
 }
-
-# stop_seconds name: how long a component gets after SIGTERM; the agent gives its pods their
-# grace periods (capped at 20 s) before it exits.
-stop_seconds() { if [[ $1 == node-agent ]]; then echo 45; else echo 15; fi; }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # cluster-status.sh - one line per component of a local cluster instance: running or not, PID,
-# RSS, health; then the Node and the pods the agent runs. Exits 0 only when everything is up.
+# RSS, health; then the nodes (kubelet/node-status.sh) and the Nodes. Exits 0 only when everything is up.
 # Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+refuse_node_agent_leftover
 
-echo "cluster instance $I  state $CLUSTER_DIR  API $API_URL  bridge $BRIDGE ($POD_CIDR)"
+echo "cluster instance $I  state $CLUSTER_DIR  API $API_URL  bridge $BRIDGE ($BRIDGE_IP)"
 up=0
 for c in "${COMPONENTS[@]}"; do
   pid=$(pid_of "$c")
@@ -19,9 +20,7 @@ for c in "${COMPONENTS[@]}"; do
   fi
 done
 nodes_ok=1
-if [[ $CLUSTER_KUBELET == real ]]; then "$LC_HOME/kubelet/node-status.sh" || nodes_ok=0; fi
-netns=$(ip netns list 2>/dev/null | grep -c "^danki$I-" || true)
-echo "  pod network namespaces: $netns"
+"$LC_HOME/kubelet/node-status.sh" || nodes_ok=0
 if ((up == ${#COMPONENTS[@]} && nodes_ok)); then
   "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" get nodes -o wide
   echo "KUBECONFIG=$KUBECONFIG_PATH"

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # cluster-up.sh - start the local cluster in the background and return once it is usable:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
-# server, see below) and CLUSTER_NODES real kubelets on containerd (kubelet/node-up.sh); or, with
-# CLUSTER_KUBELET=agent, the node agent, which plays the kubelet for one Node.
+# server, see below) and CLUSTER_NODES real kubelets on containerd with the net agent (kubelet/node-up.sh).
 # Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
 #
 # The API server binds 0.0.0.0 so that pods can reach it on the bridge address ($BRIDGE_IP), as
@@ -12,6 +11,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+refuse_node_agent_leftover
 
 T0=$(date +%s%N)
 elapsed() { local ms=$((($(date +%s%N) - T0) / 1000000)); printf '%d.%02d' $((ms / 1000)) $((ms % 1000 / 10)); }
@@ -31,23 +31,12 @@ if ((${#running[@]} > 0)); then
 fi
 
 # ---- prerequisites --------------------------------------------------------------
-((EUID == 0)) || die "must run as root (network namespaces, veths and mounts need it)"
+((EUID == 0)) || die "must run as root (bridges, cgroups and mounts need it)"
 for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/kube-scheduler" "$KUBECTL"; do
   [[ -x $b ]] || die "missing $b (run: make tool-kube)"
 done
-if [[ $CLUSTER_KUBELET == real ]]; then
-  tools=(openssl curl ip setsid) # node-up.sh checks the kubelet, containerd and the images
-else
-  [[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR (run: make local-cluster/node-agent/target/node-agent-all.jar)"
-  tools=(openssl curl ip java setsid)
-fi
-for t in "${tools[@]}"; do command -v "$t" >/dev/null || die "$t is needed"; done
-# The node agent enforces NetworkPolicies with nftables in each pod's network namespace.
-if [[ $CLUSTER_KUBELET != real ]] && ! command -v nft >/dev/null && [[ ! -x /usr/sbin/nft ]]; then
-  log "installing Debian's nftables (apt-get): the node agent enforces NetworkPolicies with nft"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nftables >/dev/null; } ||
-    die "nft is needed to enforce NetworkPolicies and installing Debian's nftables failed; install it (apt-get install nftables) and run cluster-up again"
-fi
+# node-up.sh checks the kubelet, containerd, the images and the net agent.
+for t in openssl curl ip setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
 for p in "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
@@ -57,18 +46,14 @@ rm -f "$PIDS_DIR"/*.pid "$PIDS_DIR"/*.cmd # stale, from a run that ended without
 # ---- certificates and kubeconfigs (made once per CLUSTER_DIR, then reused) --------
 source "$LC_HOME/cluster-pki.sh"
 make_pki
-KUBELET_CLIENT_FLAGS=()
-if [[ $CLUSTER_KUBELET == real ]]; then
-  # The API server's client certificate for the kubelets' API: kubectl logs, exec, port-forward.
-  cert apiserver-kubelet-client kube-apiserver-kubelet-client system:masters
-  # InternalIP only: the default tries the Node's hostname first, which no DNS here resolves.
-  KUBELET_CLIENT_FLAGS=(--kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt"
-    --kubelet-client-key="$PKI/apiserver-kubelet-client.key" --kubelet-preferred-address-types=InternalIP)
-fi
-echo "$CLUSTER_KUBELET" >"$CLUSTER_DIR/kubelet-mode" # so cluster-down and cluster-status know, whatever their env
+# The API server's client certificate for the kubelets' API: kubectl logs, exec, port-forward.
+cert apiserver-kubelet-client kube-apiserver-kubelet-client system:masters
+# InternalIP only: the default tries the Node's hostname first, which no DNS here resolves.
+KUBELET_CLIENT_FLAGS=(--kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt"
+  --kubelet-client-key="$PKI/apiserver-kubelet-client.key" --kubelet-preferred-address-types=InternalIP)
 log "certificates and kubeconfigs ready in $CLUSTER_DIR"
 
-# ---- host bridge: pods' veths attach here; the host (and the API server) own its first address ----
+# ---- host bridge: the API server's address for pods (the nodes have bridges of their own) ----
 if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
   ip link add "$BRIDGE" type bridge
 fi
@@ -123,16 +108,6 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --authorization-mode=Node,RBAC --allow-privileged=true \
   --enable-aggregator-routing=true "${KUBELET_CLIENT_FLAGS[@]}"
 
-# The agent starts now and waits for the API server itself, so its JVM start-up overlaps the API
-# server's. Small heap and C1 only: it is mostly idle and should not compete with its pods.
-# It runs from a copy: a rebuild of the jar under a running JVM breaks its class loading.
-if [[ $CLUSTER_KUBELET != real ]]; then
-  cp "$AGENT_JAR" "$CLUSTER_DIR/node-agent.jar"
-  start node-agent java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xmx256m -jar "$CLUSTER_DIR/node-agent.jar" \
-    --kubeconfig="$KUBECONFIG_PATH" --node-name="$NODE_NAME" --instance="$I" \
-    --bridge="$BRIDGE" --bridge-ip="$BRIDGE_IP" --pod-cidr="$POD_CIDR" --api-port="$API_PORT" \
-    --ca-file="$PKI/ca.crt" --repo="$REPO" --catalog="$LC_HOME/images.yaml" --state-dir="$CLUSTER_DIR/agent"
-fi
 wait_for "kube-apiserver ready" 120 healthy kube-apiserver
 start kube-controller-manager "$BIN/kube-controller-manager" \
   --kubeconfig="$CLUSTER_DIR/kube-controller-manager.kubeconfig" \
@@ -149,11 +124,7 @@ start kube-scheduler "$BIN/kube-scheduler" \
   --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --leader-elect=false
 wait_for "kube-controller-manager healthy" 60 healthy kube-controller-manager
 wait_for "kube-scheduler healthy" 60 healthy kube-scheduler
-if [[ $CLUSTER_KUBELET == real ]]; then
-  "$LC_HOME/kubelet/node-up.sh" || fail "the nodes did not come up (logs: $LOGS)"
-else
-  wait_for "node $NODE_NAME Ready" 90 healthy node-agent
-fi
+"$LC_HOME/kubelet/node-up.sh" || fail "the nodes did not come up (logs: $LOGS)"
 wait_for "default service account exists" 60 default_sa
 
 rss() { awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd and the Kubernetes
-# control-plane binaries) from source through the Go module proxy only: no release downloads,
+# build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
+# control-plane binaries and the kubelet) from source through the Go module proxy only: no release downloads,
 # because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|all]...   (default: all, which has no kubelet:
-#        only the opt-in real-kubelet cluster needs it, see docs/local-cluster-real-kubelet.md)
+# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -21,7 +20,7 @@ set -euo pipefail
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
 : "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
-K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # no kubelet: the node agent plays it
+K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PREFIX=${PREFIX:-$REPO/.build}
@@ -150,7 +149,7 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    all) build_k6; build_helm; build_etcd; build_k8s ;;
+    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet ;;
     *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|all)" >&2; exit 2 ;;
   esac
 done

@@ -9,8 +9,8 @@ import resource
 TICKS = os.sysconf("SC_CLK_TCK")
 OPERATOR_JAR = "/opt/danki/operator.jar"
 CONTROL_PLANE = ("kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler")
-NODE_DAEMONS = ("/kubelet ", "containerd", "node-agent-all.jar")
-"""The nodes' own processes: kubelet, containerd and its shims, and the net agent (in the node agent's jar)."""
+NODE_DAEMONS = ("/kubelet ", "containerd", "net-agent-all.jar")
+"""The nodes' own processes: kubelet, containerd and its shims, and the net agent."""
 
 
 def _machine():

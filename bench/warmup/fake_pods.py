@@ -1,11 +1,11 @@
-"""Opted-in pods that no agent runs, to fill the operator's informer cache for the scale benchmark.
+"""Opted-in pods that no kubelet runs, to fill the operator's informer cache for the scale benchmark.
 
   fake_pods.py manifest NS COUNT NODE        a v1 List of COUNT pods bound to NODE, on stdout
   fake_pods.py status PROXY_URL NS IP...     write a running, warmed pod status on each of them,
                                              their podIP taken in turn from the real targets IP...
 
 The pods carry danki's label and readiness gate like any opted-in pod, and are bound by nodeName
-to a Node that the benchmark registers but that no node agent serves, so no process starts. Their
+to a Node that the benchmark registers but that no kubelet serves, so no process starts. Their
 status, written here as a kubelet would, says they are running, Ready and already warmed, with the
 address of one of a few real pods: the operator caches them, and has nothing to warm.
 """

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""http-fetch: the catalog image danki/http-fetch:dev, a client inside a pod for tests.
+"""http-fetch: the test image danki/http-fetch:dev, a client inside a pod for tests.
 
 Answers GET /?url=<url> on the port from env PORT (default 8080) by fetching <url> from inside its
 own pod, with a timeout of env TIMEOUT seconds (default 1), and answers 200 with one line: the HTTP
 status code it got ("200", "400", ...), or "timeout", "refused" or "error <reason>". A test on the
 host asks it whether the pod reaches an address: the node always reaches its pods, whatever
 NetworkPolicies say, so the question gets through even when the answer is no.
-Used by the local cluster's acceptance test (network-policy).
+The real-kubelet acceptance test runs it (app-images part: a fetch from node 2 to node 3).
 """
 import http.server
 import os

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""http-status: the catalog image danki/http-status:dev.
+"""http-status: the test image danki/http-status:dev (local-cluster/images/Dockerfile).
 
 Answers every request (any method, any path) with the status code from env STATUS (default 200),
 on the port from env PORT (default 8080), on all addresses of its pod's network namespace.
 The body names the pod (env POD_NAME or HOSTNAME) so a test can tell replicas apart.
 ON_SIGTERM=ignore (default: exit) makes it ignore SIGTERM, as a hung JVM does, so only SIGKILL
-stops it: the local cluster's acceptance test uses it to check that a liveness kill still ends.
+stops it.
 SCHEDULE (optional) replaces STATUS by phases timed from the process start: comma-separated
 `behaviour:seconds`, the last phase without seconds (it lasts forever), e.g. `hang:20,500:20,200`.
 A behaviour is a status code (100..599) to answer, or `hang`: read the request and never answer
 until the phase ends, then close the connection. The fault suite uses it for a target that
 hangs, then fails, then recovers.
-Used by the local cluster's acceptance test and the operator's failure-policy and fault tests.
+Used by the local cluster's smoke check and the operator's failure-policy and fault tests.
 """
 import http.server
 import os

@@ -12,7 +12,7 @@ JRE_IMAGE=localhost/danki/jre:17
 # Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc and busybox.
 SLIM_IMAGE=localhost/danki/debian:12-slim
 # The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
-# node agent's catalog name them. Stage name = image name after danki/.
+# tests name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner spring-shop)
 APP_TAG=dev
 # chart_tag: the chart's appVersion, the tag it installs when none is set; node-images.sh tags danki's

@@ -5,7 +5,7 @@
 # `make cluster-up` builds what the nodes need first (real-kubelet-deps, images); `make test` runs
 # test-real-kubelet. See docs/local-cluster-real-kubelet.md.
 
-# Instance of the real-kubelet acceptance test (20..51; the node agent's tests use 9).
+# Instance of the real-kubelet acceptance test (0..31), so it never disturbs the shared default cluster.
 TEST_REAL_KUBELET_INSTANCE ?= 20
 
 ##@ Real kubelet (the local cluster's nodes)
@@ -17,9 +17,9 @@ node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI
 node-images: node-deps ## Build the nodes' images (pause, JRE base) without a registry; skips those unchanged.
 	@REPO=$(REPO) $(LOCAL_CLUSTER)/kubelet/node-images.sh build
 
-# What `make cluster-up CLUSTER_KUBELET=real` needs besides the control plane: the kubelet, the
-# node runtime and images, and the node agent's jar, which holds the net agent.
-real-kubelet-deps: tool-kubelet node-images $(AGENT_JAR)
+# What `make cluster-up` needs besides the control plane: the kubelet, the node runtime and images,
+# and the net agent's jar.
+real-kubelet-deps: tool-kubelet node-images $(NET_AGENT_JAR)
 
 # `images` first: it rebuilds any image whose jar a target since test-images packaged anew (byte-equal
 # when the sources are, as the POMs pin the jars' timestamps), so the app-images part checks what it runs.

@@ -1,12 +1,12 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced after cluster-env.sh; the variables are used by the node scripts
-# node-env.sh - settings of the nodes of a real-kubelet instance (CLUSTER_KUBELET=real); sourced by
+# node-env.sh - settings of the nodes of a local-cluster instance (real kubelets); sourced by
 # the node scripts after cluster-env.sh. `node_env K` sets the variables of node K (1..CLUSTER_NODES).
 #
 # Each node has its own containerd (root, state, socket, CNI config under nodes/nK/), its own
 # kubelet (root dir, ports, cgroup root, client certificate) and its own bridge and /24:
 #   instance 0..31, node 1..8  ->  slot S = instance * 8 + node - 1  (0..255)
-#   pods 198.19.S.0/24 on bridge dkrI-K (198.19.S.1, the node's InternalIP); the node agent's
-#   instances keep 198.18.N.0/24, so the two never collide inside 198.18.0.0/15.
+#   pods 198.19.S.0/24 on bridge dkrI-K (198.19.S.1, the node's InternalIP); the instance's own
+#   bridge dankiI (198.18.I.1, cluster-env.sh) only carries the API server's address.
 #   kubelet port 30000 + 100*I + 2*K (healthz on 127.0.0.1, one higher): above the ports of the
 #   control planes of instances 0..197, and below the kernel's ephemeral ports (32768 up).
 #   cgroups /danki-rI/nK (the kubelet's cgroupRoot, where its CPU budget is a CFS quota) and
@@ -29,19 +29,16 @@ CGROUP_FS=/sys/fs/cgroup
 INSTANCE_CGROUP=danki-r$I
 # CFS period of a node's budget (the kernel's default).
 CFS_PERIOD_US=100000
-# The instance's net agent (dev.danki.cluster.net in the node agent's jar): NetworkPolicy through
+# The instance's net agent (local-cluster/net-agent, dev.danki.cluster.net): NetworkPolicy through
 # the danki-net CNI plugin, and Service routing in its own host nftables table (kube-proxy's table
 # name is fixed, so two instances' kube-proxies would share it). Its port is on loopback, above the
 # kubelets' (30000 + 100*I + 2..17).
 NET_AGENT=net-agent
+NET_AGENT_JAR=$LC_HOME/net-agent/target/net-agent-all.jar
 NET_AGENT_PORT=$((30000 + 100 * I + 90))
 NET_TABLE=danki-r$I
 NET_STATE=$CLUSTER_DIR/net-agent/attachments.json
 
-if ((I > 31)); then
-  echo "CLUSTER_KUBELET=real runs on instances 0 to 31 (each has 8 node slots in 198.19.0.0/16), got $I" >&2
-  exit 2
-fi
 if ! [[ $CLUSTER_NODES =~ ^[1-8]$ ]]; then
   echo "CLUSTER_NODES must be 1 to 8, got '$CLUSTER_NODES'" >&2
   exit 2

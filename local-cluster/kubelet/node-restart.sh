@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # node-restart.sh - restart the kubelet or containerd of one node of a running real-kubelet
-# instance, with the command line node-up gave it, and return once it is healthy again: what the
-# fault suite does to the node agent today. Called by cluster-restart.sh for nK-kubelet and
-# nK-containerd. Pods keep running across either restart: containerd finds its shims again, the
-# kubelet its pods.
+# instance, with the command line node-up gave it, and return once it is healthy again, as the
+# fault suite does. Called by cluster-restart.sh for nK-kubelet and nK-containerd. Pods keep
+# running across either restart: containerd finds its shims again, the kubelet its pods.
 # Also the instance's net agent: it reloads the rules of the pods it had attached (its state file).
 # Usage: node-restart.sh nK-kubelet|nK-containerd|net-agent
 # Env: SIGNAL=TERM (default) or KILL (a crash); CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).

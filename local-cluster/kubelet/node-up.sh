@@ -2,8 +2,8 @@
 # node-up.sh - start the nodes of a real-kubelet instance next to its running control plane:
 # for each of CLUSTER_NODES nodes a containerd and a kubelet, each node with its own bridge, /24,
 # cgroup root and CPU budget (NODE_CPU, a CFS quota; allocatable CPU says the same).
-# Called by cluster-up.sh when CLUSTER_KUBELET=real; returns once every Node is Ready.
-# Env: CLUSTER_INSTANCE (20..51), CLUSTER_DIR, CLUSTER_NODES (1..8), NODE_CPU, NODE_MEMORY (see
+# Called by cluster-up.sh; returns once every Node is Ready.
+# Env: CLUSTER_INSTANCE (0..31), CLUSTER_DIR, CLUSTER_NODES (1..8), NODE_CPU, NODE_MEMORY (see
 #      node-env.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster-env.sh"
@@ -33,7 +33,7 @@ done
 for p in bridge host-local loopback; do [[ -x /usr/lib/cni/$p ]] || die "CNI plugin /usr/lib/cni/$p is missing (run: make node-deps)"; done
 IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 for f in pause jre slim; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
-[[ -f $AGENT_JAR ]] || die "missing $AGENT_JAR, the net agent (run: make node-agent)"
+[[ -f $NET_AGENT_JAR ]] || die "missing $NET_AGENT_JAR, the net agent (run: make net-agent)"
 for t in java nsenter python3; do command -v "$t" >/dev/null || die "$t is missing (the net agent and its CNI plugin need it)"; done
 command -v nft >/dev/null || [[ -x /usr/sbin/nft ]] || die "nft is missing (run: make node-deps)"
 # Replies between two pods of one bridge to a Service's DNAT pass the host's conntrack only with it.
@@ -142,7 +142,7 @@ log "node certificates ready"
 mkdir -p "$(dirname "$NET_STATE")"
 rm -f "$NET_STATE"
 start_component "$NET_AGENT" java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-  -cp "$AGENT_JAR" dev.danki.cluster.net.NetAgentMainKt --kubeconfig="$KUBECONFIG_PATH" --instance="$I" \
+  -cp "$NET_AGENT_JAR" dev.danki.cluster.net.NetAgentMainKt --kubeconfig="$KUBECONFIG_PATH" --instance="$I" \
   --port="$NET_AGENT_PORT" --state-file="$NET_STATE" --api-endpoint="$BRIDGE_IP:$API_PORT" \
   --service-cidr="$SERVICE_CIDR"
 net_agent_healthy() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$NET_AGENT_PORT/healthz") == ok ]]; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# real-kubelet.sh - acceptance test of the opt-in real-kubelet cluster (issue 25, foundation): the
+# real-kubelet.sh - acceptance test of the local cluster, real kubelets on containerd (issue 25): the
 # wiring is ours to test, the kubelet's behaviour is not. On its own instance (CLUSTER_INSTANCE,
 # default 20) with CLUSTER_NODES=3 nodes of NODE_CPU=500m and NODE_MEMORY=1Gi each, the parts in real-kubelet/ run in
 # this order in one shell:
@@ -18,7 +18,7 @@
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
 # instance is taken down on exit, whatever happened.
 set -uo pipefail
-export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-20} CLUSTER_KUBELET=real CLUSTER_NODES=3 NODE_CPU=500m NODE_MEMORY=1Gi
+export CLUSTER_INSTANCE=${CLUSTER_INSTANCE:-20} CLUSTER_NODES=3 NODE_CPU=500m NODE_MEMORY=1Gi
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=../cluster-env.sh
 source "$HERE/../cluster-env.sh"
@@ -29,8 +29,8 @@ source "$LC_HOME/kubelet/host-sysctls.sh"
 export CLUSTER_DIR KUBECONFIG=$KUBECONFIG_PATH
 K=("$KUBECTL" --request-timeout=10s)
 NS=real-kubelet
-# shellcheck source=acceptance/lib.sh
-source "$HERE/acceptance/lib.sh"
+# shellcheck source=real-kubelet/lib.sh
+source "$HERE/real-kubelet/lib.sh"
 
 cleanup() { "$LC_HOME/cluster-down.sh" >/dev/null 2>&1 || true; }
 trap cleanup EXIT

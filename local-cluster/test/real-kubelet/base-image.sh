@@ -34,7 +34,9 @@ check "kubectl exec runs the image's java (java.home /opt/java/openjdk)" grep -q
 # The operator starts k6 through util-linux's setpriv --pdeathsig, as Temurin's Ubuntu has it;
 # busybox's setpriv refuses the option and every warm-up failed with k6's exit code 1.
 # Under a shell that waits for it: the parent of an exec'd process is runc, which exits at once,
-# and the death signal it asked for then kills it (exit code 137). By its path, as the operator
-# runs it: busybox's sh prefers its own setpriv applet to a bare "setpriv".
-pdeath=$("${K[@]}" -n "$NS" exec jre -- sh -c '/usr/bin/setpriv --pdeathsig KILL echo pdeathsig-ok' 2>&1)
+# and the death signal it asked for then kills it (exit code 137). busybox's sh execs the last
+# command of -c in place of itself, so "; true" keeps the shell as setpriv's parent (without it the
+# check failed on and off under load). By its path, as the operator runs it: busybox's sh prefers
+# its own setpriv applet to a bare "setpriv".
+pdeath=$("${K[@]}" -n "$NS" exec jre -- sh -c '/usr/bin/setpriv --pdeathsig KILL echo pdeathsig-ok; true' 2>&1)
 check "the image's setpriv takes --pdeathsig, as the operator runs k6 with it (${pdeath:0:120})" grep -q pdeathsig-ok <<<"$pdeath"

@@ -14,7 +14,7 @@ check "no containerd shim is left" test "$(pgrep -f -- "-address $CLUSTER_DIR/" 
 new_orphan_sockets() { orphan_shim_sockets | comm -13 <(echo "$ORPHAN_SHIM_SOCKETS_BEFORE") -; }
 check "no socket of a killed shim is left in /run/containerd/s ($(new_orphan_sockets | wc -l))" test -z "$(new_orphan_sockets)"
 check "no mount under $CLUSTER_DIR is left" test "$(awk -v d="$CLUSTER_DIR/" 'index($5, d) == 1' /proc/self/mountinfo | wc -l)" == 0
-# Other instances' node agents make and remove their own (dankiN-...) meanwhile: those are not ours.
+# A node agent of an older checkout makes and removes its own (dankiN-...) meanwhile: not ours.
 new_netns() { ip netns list 2>/dev/null | awk '{print $1}' | sort | comm -13 <(echo "$NETNS_BEFORE") - | grep -v '^danki[0-9]*-'; }
 check "no network namespace is left in /var/run/netns ($(new_netns | tr '\n' ' '))" test -z "$(new_netns)"
 check "no bridge or veth of the instance is left" test "$(ip -o link show 2>/dev/null | grep -cE ": (dkr$I-|danki$I:)")" == 0

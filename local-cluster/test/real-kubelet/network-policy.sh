@@ -1,12 +1,11 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, JRE_IMAGE, NET_STATE, helpers from lib.sh)
-# NetworkPolicy on the real kubelet: the net agent loads each pod's rules (the node agent's code)
-# into its network namespace. An ingress policy admits a labelled client and refuses another, on
-# the same node, directly and through the Service (whose DNAT keeps the client's address), and from
-# another node, while the node itself still reaches the pod; an egress deny-all is in place at a
-# container's very first instant (the CNI plugin waits for the rules); after a SIGKILL of the net
-# agent, the restarted agent finds the pods again: deleting the policy then opens the pod. While the
-# agent is down, a new pod's sandbox fails (no container runs unprotected); it starts once the agent
-# is back.
+# NetworkPolicy on the real kubelet: the net agent loads each pod's rules into its network
+# namespace. An ingress policy admits a labelled client and refuses another, on the same node,
+# directly and through the Service (whose DNAT keeps the client's address), and from another node,
+# while the node itself still reaches the pod; an egress deny-all is in place at a container's very
+# first instant (the CNI plugin waits for the rules); after a SIGKILL of the net agent, the
+# restarted agent finds the pods again: deleting the policy then opens the pod. While the agent is
+# down, a new pod's sandbox fails (no container runs unprotected); it starts once the agent is back.
 
 for spec in web:1:app=web friend:1:access=yes stranger:1:access=no; do
   IFS=: read -r name node label <<<"$spec"

@@ -41,7 +41,7 @@ class OperatorProcess(
                         "DANKI_K6_BINARY" to (System.getenv("DANKI_K6_BINARY") ?: File(repo, "bin/k6").path),
                         "DANKI_K6_SCRIPT" to (System.getenv("DANKI_K6_SCRIPT") ?: script),
                         "DANKI_LOG_FORMAT" to "json",
-                        // custom flows (danki.dev/script) run in runner pods of the local cluster's catalog
+                        // custom flows (danki.dev/script): the runner image the local cluster's nodes hold
                         "DANKI_RUNNER_IMAGE" to "danki/k6-runner:dev",
                     ) + env,
                 )

@@ -57,9 +57,6 @@ class ControlPlaneFaults {
             "kubelet and containerd restarted during warm-ups (pods keep running)",
             "nodes",
         ) { case ->
-            check(
-                bench.layout.realKubelet,
-            ) { "the fault suite's instance ${bench.instance} does not run the real kubelet" }
             bench.deploy("nodes", PODS)
             case.did("deployed $PODS sample pods")
             val running = bench.awaitRunning("nodes", 2)

@@ -4,32 +4,24 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import java.io.File
 
 /**
- * Where an instance of the local cluster puts its pods, as its scripts lay it out: the node agent's
- * one /24 (198.18.<instance>.0/24, cluster-env.sh), or a /24 per node of the real kubelet's
- * (198.19.<instance * 8 + node - 1>.0/24, kubelet/node-env.sh). cluster-up records the mode in the
- * instance's folder.
+ * Where an instance of the local cluster puts its pods, as its scripts lay it out: a /24 per node
+ * (198.19.<instance * 8 + node - 1>.0/24, kubelet/node-env.sh), and the net agent's record of the
+ * network namespaces it attached.
  */
 class InstanceLayout(
     private val clusterDir: File,
-    val instance: Int,
+    instance: Int,
 ) {
-    val realKubelet: Boolean = File(clusterDir, "kubelet-mode").takeIf { it.isFile }?.readText()?.trim() == "real"
-
     /** The first three octets (with the dot) of every pod address the instance can hand out. */
-    val podPrefixes: List<String> =
-        if (realKubelet) {
-            (0 until NODE_SLOTS).map { "198.19.${instance * NODE_SLOTS + it}." }
-        } else {
-            listOf("198.18.$instance.")
-        }
+    val podPrefixes: List<String> = (0 until NODE_SLOTS).map { "198.19.${instance * NODE_SLOTS + it}." }
 
     /**
-     * "namespace/name" of each pod the real kubelet's net agent still holds a network namespace for
-     * (its state file, net-agent/attachments.json), with the pod's uid; empty on the node agent.
+     * "namespace/name" of each pod the net agent still holds a network namespace for (its state
+     * file, net-agent/attachments.json), with the pod's uid.
      */
     fun attachedPods(): Map<String, String> {
         val state = File(clusterDir, "net-agent/attachments.json")
-        if (!realKubelet || !state.isFile) return emptyMap()
+        if (!state.isFile) return emptyMap()
         return ObjectMapper().readTree(state).associate {
             "${it["namespace"].asText()}/${it["name"].asText()}" to
                 it["uid"].asText()
@@ -37,7 +29,7 @@ class InstanceLayout(
     }
 
     companion object {
-        /** Nodes per real-kubelet instance (node-env.sh). */
+        /** Nodes per instance (node-env.sh). */
         const val NODE_SLOTS = 8
 
         /** The instance's folder as cluster-env.sh picks it: CLUSTER_DIR, else .cluster (0) or .cluster/instance-N. */

@@ -5,7 +5,6 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.io.File
-import java.util.concurrent.TimeUnit
 
 /**
  * What a fault may leave behind, all of which must be gone once every pod is decided: k6 processes
@@ -31,10 +30,7 @@ data class Leftovers(
         )
 
     companion object {
-        /**
-         * Looks now, at the pods of [layout]'s instance. Network namespaces: the node agent names them
-         * `danki<instance>-<uid8>`; the real kubelet's are the net agent's attachments.
-         */
+        /** Looks now, at the pods of [layout]'s instance; network namespaces are the net agent's attachments. */
         fun of(
             client: KubernetesClient,
             ns: String,
@@ -70,17 +66,11 @@ data class Leftovers(
                         .map { it.metadata.name },
                 orphanRuns = runs.filter { it.spec.podUid !in live }.map { it.metadata.name },
                 netns =
-                    if (layout.realKubelet) {
-                        layout
-                            .attachedPods()
-                            .filterValues { it !in live }
-                            .keys
-                            .toList()
-                    } else {
-                        netnsOf(layout.instance)
-                            .filter { uid8 -> live.none { it.startsWith(uid8) } }
-                            .map { "danki${layout.instance}-$it" }
-                    },
+                    layout
+                        .attachedPods()
+                        .filterValues { it !in live }
+                        .keys
+                        .toList(),
             )
         }
 
@@ -107,20 +97,5 @@ data class Leftovers(
         }
 
         private fun read(path: String): String = runCatching { File(path).readText() }.getOrDefault("")
-
-        /** uid8 of each of the instance's network namespaces. */
-        private fun netnsOf(instance: Int): List<String> {
-            val process = ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start()
-            val out = process.inputStream.bufferedReader().readText()
-            process.waitFor(IP_SECONDS, TimeUnit.SECONDS)
-            val prefix = "danki$instance-"
-            return out
-                .lines()
-                .map { it.substringBefore(' ') }
-                .filter { it.startsWith(prefix) }
-                .map { it.removePrefix(prefix) }
-        }
-
-        private const val IP_SECONDS = 10L
     }
 }

@@ -9,7 +9,7 @@ import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.types.shouldBeInstanceOf
 import org.junit.jupiter.api.Test
 
-/** A runner pod's status, as the local cluster's node agent or a kubelet writes it, read into an outcome. */
+/** A runner pod's status, as a kubelet writes it, read into an outcome. */
 class RunnerResultTest {
     private fun fixture(name: String) = javaClass.getResource("/k6/$name")!!.readText()
 
