@@ -74,9 +74,13 @@ data class Leftovers(
             )
         }
 
-        /** k6 processes whose target (BASE_URL) is a pod of this instance, or that descend from an operator. */
+        /**
+         * k6 processes whose target (BASE_URL) is a pod of this instance, or that descend from an operator.
+         * A lookup that fails throws: it must fail the case, never read as "no leftovers". (A process that
+         * ends during the scan is not a failure: its /proc files read as empty and it is no longer alive.)
+         */
         private fun k6Processes(podPrefixes: List<String>, operators: List<OperatorProcess>): List<String> {
-            val children = operators.flatMap { op -> runCatching { op.k6Children() }.getOrDefault(emptyList()) }
+            val children = operators.flatMap { op -> op.k6Children() }
             val byTarget =
                 ProcessHandle.allProcesses().toList().filter { handle ->
                     val pid = handle.pid()
