@@ -5,6 +5,7 @@ Usage (run by demo/run-demo.sh; OUT is the demo's work folder):
   report.py load-table OUT     the exam-start results side by side, in the published table's layout
   report.py html OUT PAGE      write the HTML page with charts and tables
   report.py verdict OUT        one honest sentence on who won; exit 0 either way
+  report.py scale-times OUT    how long each Deployment's scale-up took to be all Ready, side by side
 """
 
 import json
@@ -120,6 +121,34 @@ def verdict(out):
     return f"danki did NOT win this run: exam-start P95 {fmt(w)} ms on the warmed pods vs {fmt(c)} ms on the cold ones.{pods}"
 
 
+def all_ready_at(out, app, want):
+    """Seconds from the scale to the first poll with `want` live pods of app, all Ready (None: never)."""
+    path = os.path.join(out, "timeline.jsonl")
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        poll = json.loads(line)
+        live = [p for p in poll["pods"] if p["app"] == app and not p["deleting"]]
+        if len(live) == want and all(p["ready"] for p in live):
+            return poll["t"]
+    return None
+
+
+def scale_times(out):
+    """One line per Deployment: time to all Ready after the scale, and what that time is made of."""
+    meta = load_meta(out)
+    want = int(meta.get("replicas", "0"))
+    why = {COLD: "new pods joined their Service as soon as they answered /readyz, cold",
+           WARM: "each new pod joined only once warmed: its wait for a warm-up slot plus its warm-up "
+                 "(WAITED and DURATION in the table above)"}
+    lines = [f"time from `kubectl scale` (1 -> {want}) to every pod Ready:"]
+    for app in (COLD, WARM):
+        t = all_ready_at(out, app, want)
+        took = f"{t:6.1f} s" if t is not None else "  not all Ready before the demo's timeout"
+        lines.append(f"  {app}  {took}  ({why[app]})")
+    return "\n".join(lines)
+
+
 def main(argv):
     command, out = argv[1], argv[2]
     if command == "runs-table":
@@ -128,6 +157,8 @@ def main(argv):
         print(load_table(out))
     elif command == "verdict":
         print(verdict(out))
+    elif command == "scale-times":
+        print(scale_times(out))
     elif command == "html":
         from html_page import render
         with open(argv[3], "w") as f:

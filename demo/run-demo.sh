@@ -117,6 +117,7 @@ while :; do
   (($(date +%s) < deadline)) || { fail_later "not every pod was Ready after ${WARM_TIMEOUT}s"; break; }
   sleep "$POLL_S"
 done
+"$PY" "$DEMO_DIR/report.py" scale-times "$OUT"
 
 # ---- 5. danki's record ----------------------------------------------------------------------------
 step 5/8 "the per-pod WarmupRun table: the cold pass users would have met, and the warm pass they get (ms)"
