@@ -63,10 +63,12 @@ JARS := local-cluster/net-agent/target/net-agent-all.jar sample-service/target/s
 .PHONY: build
 build: $(JARS) ## Build the operator, sample service, net agent and CLI jars.
 
+# It also touches the module-only builds' stamps (sample.mk, operator.mk): it has just built their jars,
+# which make test otherwise built again.
 $(JARS) &: $(POMS) $(shell find local-cluster/net-agent/src sample-service/src operator/src cli/src -type f 2>/dev/null)
 	@echo "==> building jars (mvn package, tests skipped)"
 	$(MVN) -q package -DskipTests -Dktlint.skip -Ddetekt.skip
-	@touch $(JARS)
+	@touch $(JARS) $(SAMPLE_STAMP) $(OPERATOR_STAMP)
 
 ##@ Lint
 
