@@ -69,7 +69,7 @@ class BenchCommand(
         process.cleanUp()
         workDir.toFile().deleteRecursively()
         val result = PodResult.of(base.toString(), outcome)
-        console.out.print(ResultTable.render(listOf(result), null, ResultTable.Format.TABLE))
+        console.out.print(ResultTable.render(listOf(result), null, ResultTable.Format.TABLE, waits = false))
         return if (result.warmed) ExitCode.OK else ExitCode.NO_GO
     }
 

@@ -30,10 +30,11 @@ object ResultTable {
         )
     }
 
-    fun render(results: List<PodResult>, total: PodResult?, format: Format): String =
+    /** [waits]: show the WAITED column (pods in a cluster wait for a warm-up slot; `danki bench` never does). */
+    fun render(results: List<PodResult>, total: PodResult?, format: Format, waits: Boolean = true): String =
         when (format) {
-            Format.TABLE -> aligned(rows(results, total))
-            Format.MARKDOWN -> markdown(rows(results, total))
+            Format.TABLE -> aligned(rows(results, total, waits))
+            Format.MARKDOWN -> markdown(rows(results, total, waits))
             Format.JSON -> json(results, total)
         }
 
@@ -41,8 +42,9 @@ object ResultTable {
     fun json(results: List<PodResult>, total: PodResult?, vararg more: Pair<String, Any?>): String =
         mapper.writeValueAsString(mapOf("pods" to results, "deployment" to total) + more) + "\n"
 
-    private fun rows(results: List<PodResult>, total: PodResult?): List<List<String>> =
-        listOf(HEADER) + (results + listOfNotNull(total)).map(::cells)
+    private fun rows(results: List<PodResult>, total: PodResult?, waits: Boolean): List<List<String>> =
+        (listOf(HEADER) + (results + listOfNotNull(total)).map(::cells))
+            .map { row -> if (waits) row else row.filterIndexed { col, _ -> col != WAITED_COLUMN } }
 
     private fun cells(r: PodResult) =
         listOf(
@@ -100,6 +102,7 @@ object ResultTable {
             ?.div(MILLIS) ?: 0.0
 
     private const val MAX_REASON = 160
+    private const val WAITED_COLUMN = 2
     private const val MILLIS = 1_000.0
 
     fun formatOf(text: String): Format = Format.valueOf(text.uppercase(Locale.ROOT))

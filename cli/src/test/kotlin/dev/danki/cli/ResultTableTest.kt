@@ -34,6 +34,14 @@ class ResultTableTest {
     }
 
     @Test
+    fun `a table without waits, as danki bench prints it, has no WAITED column`() {
+        val lines = ResultTable.render(listOf(warm), null, ResultTable.Format.TABLE, waits = false).lines()
+
+        lines[0] shouldBe "POD    PHASE      COLD-P50  COLD-P95  WARM-P50  WARM-P95  DURATION  STOP       REASON"
+        lines[1] shouldBe "web-a  Succeeded  100.0     800.0     4.0       9.0       20.0s     Converged"
+    }
+
+    @Test
     fun `markdown escapes pipes so a reason cannot break the table`() {
         val text = ResultTable.render(listOf(failed.copy(reason = "a|b")), null, ResultTable.Format.MARKDOWN)
 

@@ -41,7 +41,7 @@ class ReportIT {
         table.out shouldContain "web-abc"
         table.out shouldContain "812.3"
         table.out shouldContain "Converged"
-        markdown.out shouldContain "| web-abc | Succeeded | 210.5 | 812.3 | 4.5 | 9.8 | 31.2s | Converged |"
+        markdown.out shouldContain "| web-abc | Succeeded | 0.4s | 210.5 | 812.3 | 4.5 | 9.8 | 31.2s | Converged |"
         json.out shouldContain "\"warmP95\" : 9.75"
         mapper.readTree(json.out)["deployment"]["phase"].asText() shouldBe "1/1 warmed"
     }
@@ -162,6 +162,7 @@ class ReportIT {
                 warm = percentiles(4.5, 9.75)
                 duration = "31.2s"
                 stopReason = "Converged"
+                queueWait = "0.4s"
             }
         runs.withName(pod).editStatus { it.apply { this.status = status } }
     }
