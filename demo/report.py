@@ -140,7 +140,7 @@ def scale_times(out):
     want = int(meta.get("replicas", "0"))
     why = {COLD: "new pods joined their Service as soon as they answered /readyz, cold",
            WARM: "each new pod joined only once warmed: its wait for a warm-up slot plus its warm-up "
-                 "(WAITED and DURATION in the table above)"}
+                 "(WAITED and DURATION in the WarmupRun table below)"}
     lines = [f"time from `kubectl scale` (1 -> {want}) to every pod Ready:"]
     for app in (COLD, WARM):
         t = all_ready_at(out, app, want)
