@@ -6,18 +6,17 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.testkit.readyGatedPod
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.Pod
-import io.fabric8.kubernetes.api.model.PodBuilder
 import io.javaoperatorsdk.operator.api.reconciler.Context
 import io.mockk.every
 import io.mockk.mockk
 import io.mockk.verify
 import org.junit.jupiter.api.Test
-import java.time.Instant
 
 /**
  * A leader that stops mid-way leaves only cluster state behind: the pod, its gate and its WarmupRun.
@@ -25,7 +24,7 @@ import java.time.Instant
  * reach the right decision from that state alone, and two of them the same one.
  */
 class NewLeaderTest {
-    private var pod = gatedPod(gate = null)
+    private var pod = readyGatedPod()
     private var run = run(WarmupRun.PHASE_RUNNING)
     private val caches =
         mockk<Caches> {
@@ -83,7 +82,7 @@ class NewLeaderTest {
 
     @Test
     fun `a gate written but a run left open is closed from the gate, and nothing is warmed again`() {
-        pod = gatedPod(gate = Keys.GateReasons.WARMED_UP)
+        pod = readyGatedPod(gate = Keys.GateReasons.WARMED_UP)
         for (leader in twoNewLeaders()) {
             verify(exactly = 1) { leader.actions.closeFromGate(pod, run, any()) }
             verify(exactly = 0) { leader.actions.start(any(), any()) }
@@ -101,40 +100,4 @@ class NewLeaderTest {
                 }
             status = WarmupRunStatus().apply { this.phase = phase }
         }
-
-    /** A gated pod with its containers ready; [gate]: the reason of a True gate condition, or none. */
-    private fun gatedPod(gate: String?): Pod =
-        PodBuilder()
-            .withNewMetadata()
-            .withNamespace("shop")
-            .withName("web-1")
-            .withUid("uid-1")
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("app")
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(8080)
-            .endPort()
-            .endContainer()
-            .addNewReadinessGate(Keys.GATE_CONDITION)
-            .endSpec()
-            .withNewStatus()
-            .withPodIP("10.0.0.7")
-            .addNewCondition()
-            .withType("ContainersReady")
-            .withStatus("True")
-            .withLastTransitionTime(Instant.now().toString())
-            .endCondition()
-            .apply {
-                if (gate != null) {
-                    addNewCondition()
-                        .withType(Keys.GATE_CONDITION)
-                        .withStatus("True")
-                        .withReason(gate)
-                        .endCondition()
-                }
-            }.endStatus()
-            .build()
 }

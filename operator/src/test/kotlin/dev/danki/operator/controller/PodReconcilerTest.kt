@@ -3,12 +3,11 @@ package dev.danki.operator.controller
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.Keys
-import dev.danki.operator.testkit.ownedByReplicaSet
+import dev.danki.operator.testkit.readyGatedPod
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
 import io.fabric8.kubernetes.api.model.Pod
-import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.javaoperatorsdk.operator.api.reconciler.Context
@@ -25,7 +24,7 @@ import java.time.Instant
 class PodReconcilerTest {
     private var clock = Instant.parse("2026-11-26T00:00:00Z")
     private val completions = WarmupCompletions { clock }
-    private val pod = readyPod()
+    private val pod = readyGatedPod()
     private var podInCache: Pod? = pod
     private val caches =
         mockk<Caches> {
@@ -96,7 +95,7 @@ class PodReconcilerTest {
 
     @Test
     fun `a pod whose Deployment is not cached yet waits for it instead of warming with the defaults`() {
-        val owned = readyPod(owner = "web-5bf4d59dc", created = Instant.now())
+        val owned = readyGatedPod(owner = "web-5bf4d59dc", created = Instant.now())
         podInCache = owned
         var deployment: Deployment? = null
         every { caches.deployments.get("shop", "web") } answers { deployment }
@@ -116,39 +115,10 @@ class PodReconcilerTest {
 
     @Test
     fun `a pod whose Deployment stays missing past the grace is decided without it`() {
-        val old = readyPod(owner = "web-5bf4d59dc", created = Instant.now().minus(PodReconciler.OWNER_CACHE_GRACE))
+        val old = readyGatedPod(owner = "web-5bf4d59dc", created = Instant.now().minus(PodReconciler.OWNER_CACHE_GRACE))
         podInCache = old
         every { caches.deployments.get("shop", "web") } returns null
         reconciler.reconcile(old, context)
         verify(exactly = 1) { actions.start(any(), any()) }
     }
-
-    private fun readyPod(owner: String? = null, created: Instant? = null): Pod =
-        PodBuilder()
-            .withNewMetadata()
-            .withNamespace("shop")
-            .withName("web-1")
-            .withUid("uid-1")
-            .withCreationTimestamp(created?.toString())
-            .apply { if (owner != null) ownedByReplicaSet(owner) }
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("app")
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(8080)
-            .endPort()
-            .endContainer()
-            .addNewReadinessGate(Keys.GATE_CONDITION)
-            .endSpec()
-            .withNewStatus()
-            .withPodIP("10.0.0.7")
-            .addNewCondition()
-            .withType("ContainersReady")
-            .withStatus("True")
-            .withLastTransitionTime(Instant.now().toString())
-            .endCondition()
-            .endStatus()
-            .build()
 }

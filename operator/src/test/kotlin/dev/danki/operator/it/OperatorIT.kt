@@ -11,10 +11,6 @@ import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
-import java.net.URI
-import java.net.http.HttpClient
-import java.net.http.HttpRequest
-import java.net.http.HttpResponse
 import java.time.Duration
 
 /**
@@ -70,7 +66,7 @@ class OperatorIT {
     fun `JOSDK's reconcile metrics are on the operator's one metrics page, beside danki's own`() {
         space.create(Fixtures.deployment(space.ns, "counted", mapOf(Annotations.WARMUP to "enabled")))
         eventually(Duration.ofSeconds(20)) {
-            val series = scrape().lines().filterNot { it.startsWith("#") }
+            val series = operator.metricsPage().lines().filterNot { it.startsWith("#") }
             series.any { it.startsWith("danki_leader ") } shouldBe true
             series.any {
                 it.startsWith("operator_sdk_reconciliations_started_total{") && it.contains("kind=\"Deployment\"")
@@ -83,14 +79,6 @@ class OperatorIT {
             series.none { it.contains("\"counted\"") } shouldBe true
         }
     }
-
-    private fun scrape(): String =
-        HttpClient
-            .newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI("http://127.0.0.1:${operator.http.port}/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString(),
-            ).body()
 
     @Test
     fun `opting out keeps the user's other readiness gates`() {

@@ -10,10 +10,6 @@ import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
-import java.net.URI
-import java.net.http.HttpClient
-import java.net.http.HttpRequest
-import java.net.http.HttpResponse
 import java.time.Duration
 
 /**
@@ -41,12 +37,8 @@ class QueueIT {
     }
 
     private fun queuedGauge(): String =
-        HttpClient
-            .newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI("http://127.0.0.1:${operator.http.port}/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString(),
-            ).body()
+        operator
+            .metricsPage()
             .lines()
             .single { it.startsWith("danki_warmups_queued ") }
 

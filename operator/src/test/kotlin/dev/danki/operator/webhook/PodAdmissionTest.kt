@@ -1,9 +1,7 @@
 package dev.danki.operator.webhook
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.shouldBe
@@ -12,24 +10,9 @@ import java.util.Base64
 
 /** AdmissionReviews as the API server sends them, answered through fabric8's admission.v1 model. */
 class PodAdmissionTest {
-    private val optedIn =
-        DeploymentBuilder()
-            .withNewMetadata()
-            .withName("exam")
-            .withNamespace("shop")
-            .addToAnnotations(Keys.Annotations.WARMUP, "enabled")
-            .endMetadata()
-            .build()
-    private val reads =
-        object : OptInLookup.Reads {
-            override fun deployment(namespace: String, name: String) =
-                optedIn.takeIf { namespace == "shop" && name == "exam" }
-
-            override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
-        }
     private val metrics = WarmupMetrics()
     private val admission =
-        PodAdmission(metrics, OptInLookup(reads, reads, metrics, namespaceOptIn = false), KubernetesSerialization())
+        PodAdmission(metrics, OptedInExam.lookup(metrics), KubernetesSerialization())
     private val json = ObjectMapper()
 
     private fun review(

@@ -1,10 +1,8 @@
 package dev.danki.operator.webhook
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.testkit.counter
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
@@ -20,21 +18,6 @@ import java.util.Base64
 /** The webhook's real HTTPS server on loopback, called as the API server calls it, trusting only danki's CA. */
 class WebhookServerTest {
     private val keys = ServingKeys()
-    private val deployment =
-        DeploymentBuilder()
-            .withNewMetadata()
-            .withName("exam")
-            .withNamespace("shop")
-            .addToAnnotations(Keys.Annotations.WARMUP, "enabled")
-            .endMetadata()
-            .build()
-    private val reads =
-        object : OptInLookup.Reads {
-            override fun deployment(namespace: String, name: String) =
-                deployment.takeIf { namespace == "shop" && name == "exam" }
-
-            override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
-        }
     private val metrics = WarmupMetrics()
     private val server =
         WebhookServer(
@@ -42,7 +25,7 @@ class WebhookServerTest {
             keys,
             PodAdmission(
                 metrics,
-                OptInLookup(reads, reads, metrics, namespaceOptIn = false),
+                OptedInExam.lookup(metrics),
                 KubernetesSerialization(),
             ),
         )
