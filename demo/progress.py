@@ -53,6 +53,12 @@ def run_pod(run):
         or run["metadata"]["name"]
 
 
+def all_ready(pods, app, want):
+    """Whether app has exactly `want` live pods (none being deleted), every one Ready."""
+    live = [p for p in pods if p["app"] == app and not p["deleting"]]
+    return len(live) == want and all(p["ready"] for p in live)
+
+
 def describe(app, pods, runs, want):
     live = [p for p in pods if p["app"] == app and not p["deleting"]]
     ready = sum(p["ready"] for p in live)
@@ -79,9 +85,7 @@ def main(argv):
     print(f"    {elapsed:6.1f}s  " + "   ".join(describe(a, pods, runs, want) for a in apps), flush=True)
     with open(timeline, "a") as f:
         f.write(json.dumps({"t": elapsed, "pods": pods}) + "\n")
-    done = all(sum(p["ready"] for p in pods if p["app"] == a and not p["deleting"]) >= want
-               and sum(1 for p in pods if p["app"] == a and not p["deleting"]) == want for a in apps)
-    return 0 if done else 3
+    return 0 if all(all_ready(pods, a, want) for a in apps) else 3
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from latency import PERCENTILES, failed_http_requests, load_requests, summarize  # noqa: E402
-from progress import run_pod  # noqa: E402
+from progress import all_ready, run_pod  # noqa: E402
 
 WARM, COLD = "exam-warm", "exam-cold"
 PUBLISHED = [("published: cold", [2148, 2521, 2768, 2971, 3045]),
@@ -122,14 +122,13 @@ def verdict(out):
 
 
 def all_ready_at(out, app, want):
-    """Seconds from the scale to the first poll with `want` live pods of app, all Ready (None: never)."""
+    """Seconds from the scale to the first poll where app was all Ready (progress.all_ready; None: never)."""
     path = os.path.join(out, "timeline.jsonl")
     if not os.path.exists(path):
         return None
     for line in open(path):
         poll = json.loads(line)
-        live = [p for p in poll["pods"] if p["app"] == app and not p["deleting"]]
-        if len(live) == want and all(p["ready"] for p in live):
+        if all_ready(poll["pods"], app, want):
             return poll["t"]
     return None
 
