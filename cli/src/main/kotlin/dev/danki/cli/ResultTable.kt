@@ -13,6 +13,7 @@ object ResultTable {
 
     private val HEADER =
         listOf("POD", "PHASE", "WAITED", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
+    private val waitedColumn = HEADER.indexOf("WAITED")
     private val mapper = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
 
     /** The Deployment's line: the median of each latency over the pods that have it; the longest wait and warm-up. */
@@ -44,7 +45,7 @@ object ResultTable {
 
     private fun rows(results: List<PodResult>, total: PodResult?, waits: Boolean): List<List<String>> =
         (listOf(HEADER) + (results + listOfNotNull(total)).map(::cells))
-            .map { row -> if (waits) row else row.filterIndexed { col, _ -> col != WAITED_COLUMN } }
+            .map { row -> if (waits) row else row.filterIndexed { col, _ -> col != waitedColumn } }
 
     private fun cells(r: PodResult) =
         listOf(
@@ -102,7 +103,6 @@ object ResultTable {
             ?.div(MILLIS) ?: 0.0
 
     private const val MAX_REASON = 160
-    private const val WAITED_COLUMN = 2
     private const val MILLIS = 1_000.0
 
     fun formatOf(text: String): Format = Format.valueOf(text.uppercase(Locale.ROOT))
