@@ -25,8 +25,7 @@ test-it-cli: tool-kube build ## CLI *IT (errors, HPA path, danki bench on the sa
 	@for t in etcd kube-apiserver kubectl; do ln -sf $(BIN)/$$t $(OPERATOR_KAT_BIN)/$$t; done
 	@test -x $(K6) || $(MAKE) --no-print-directory tool-k6
 	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) DANKI_K6_BINARY=$(K6) DANKI_K6_SCRIPT=$(REPO)/k6-scripts/warmup.js \
-	  $(MVN) -Pit -pl operator,cli -Dtest='dev/danki/cli/**/*IT' -Dsurefire.failIfNoSpecifiedTests=false \
-	  test -Dktlint.skip -Ddetekt.skip
+	  $(MVN_TEST) jar:jar -Pit -pl operator,cli -Dtest='dev/danki/cli/**/*IT' -Dsurefire.failIfNoSpecifiedTests=false
 
 .PHONY: e2e-cli
 e2e-suites: e2e-cli

@@ -41,17 +41,17 @@ lint-operator: ## ktlint and detekt on the operator.
 	$(MVN) -q -pl operator ktlint:check detekt:check
 
 test-it: test-it-operator
-test-it-operator: tool-kube ## Operator *IT against a real etcd + kube-apiserver (fabric8 kube-api-test, offline).
+test-it-operator: build tool-kube ## Operator *IT against a real etcd + kube-apiserver (fabric8 kube-api-test, offline).
 	@mkdir -p $(OPERATOR_KAT_BIN)
 	@for t in etcd kube-apiserver kubectl; do ln -sf $(BIN)/$$t $(OPERATOR_KAT_BIN)/$$t; done
-	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) $(MVN) -Pit -pl operator test -Dktlint.skip -Ddetekt.skip
+	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) $(MVN_TEST) -Pit -pl operator
 
 e2e-suites: e2e-operator
 # The root Makefile exports KUBECONFIG for the default cluster; pass `KUBECONFIG=...` on the make command line for another.
-e2e-operator: $(OPERATOR_STAMP) tool-k6 ## Operator *E2E on the running local cluster with real k6 (KUBECONFIG).
+e2e-operator: build tool-k6 ## Operator *E2E on the running local cluster with real k6 (KUBECONFIG).
 	@test -f "$$KUBECONFIG" || { echo "e2e-operator: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
 	DANKI_OPERATOR_JAR=$(OPERATOR_JAR) DANKI_K6_BINARY=$(K6) DANKI_K6_SCRIPT=$(REPO)/k6-scripts/warmup.js \
-	  $(MVN) -Pe2e -pl operator test -Dktlint.skip -Ddetekt.skip
+	  $(MVN_TEST) -Pe2e -pl operator
 
 .PHONY: e2e-operator-own-cluster
 e2e-operator-own-cluster: ## Operator *E2E on a private local-cluster instance (OPERATOR_E2E_INSTANCE, default 4), started and stopped here.
@@ -61,8 +61,8 @@ e2e-operator-own-cluster: ## Operator *E2E on a private local-cluster instance (
 	  $(MAKE) --no-print-directory cluster-down CLUSTER_INSTANCE=$(OPERATOR_E2E_INSTANCE); exit $$rc
 
 # The fault suite owns its instance: it restarts the control plane and deletes the WarmupRun CRD.
-# Part of make test (after test-e2e, never at the same time): 7:41 min in Maven on 2 cores, about
-# 10 min with the cluster's start and stop.
+# In make test it runs in the second lane of test-clusters, beside test-e2e on the default instance:
+# about 12 min with the cluster's start and stop.
 OPERATOR_FAULTS_INSTANCE ?= 5
 OPERATOR_FAULTS_LOG := $(OPERATOR_DIR)/target/faults.log
 
@@ -72,5 +72,5 @@ test-faults: build tool-k6 ## Fault suite (*Faults) on its own local-cluster ins
 	@rc=0; KUBECONFIG=$(CLUSTER_DIR)/instance-$(OPERATOR_FAULTS_INSTANCE)/admin.kubeconfig \
 	  CLUSTER_INSTANCE=$(OPERATOR_FAULTS_INSTANCE) DANKI_OPERATOR_JAR=$(OPERATOR_JAR) DANKI_K6_BINARY=$(K6) \
 	  DANKI_K6_SCRIPT=$(REPO)/k6-scripts/warmup.js \
-	  $(MVN) -Pfaults -pl operator test -Dktlint.skip -Ddetekt.skip 2>&1 | tee $(OPERATOR_FAULTS_LOG) || rc=$$?; \
+	  $(MVN_TEST) -Pfaults -pl operator 2>&1 | tee $(OPERATOR_FAULTS_LOG) || rc=$$?; \
 	  $(MAKE) --no-print-directory cluster-down CLUSTER_INSTANCE=$(OPERATOR_FAULTS_INSTANCE); exit $$rc

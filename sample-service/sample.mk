@@ -40,7 +40,7 @@ test-it-sample: export PG_WORK_DIR := $(WORK)/postgres-it
 test-it-sample: $(SAMPLE_STAMP) tool-k6 ## sample-service *IT on real PostgreSQL, then a short smoke run of each k6 script and custom-flow example.
 	@$(PG) up
 	@rc=0; url="$$($(PG) url)"; \
-	  DATABASE_URL="$$url" $(MVN) -Pit -pl sample-service test -Dktlint.skip -Ddetekt.skip || rc=$$?; \
+	  DATABASE_URL="$$url" $(MVN_TEST) -Pit -pl sample-service || rc=$$?; \
 	  if [ $$rc -eq 0 ]; then DATABASE_URL="$$url" K6=$(K6) $(SAMPLE_DIR)/scripts/k6-smoke.sh || rc=$$?; fi; \
 	  if [ $$rc -eq 0 ]; then K6=$(K6) $(REPO)/k6-scripts/examples/smoke.sh || rc=$$?; fi; \
 	  $(PG) down; exit $$rc

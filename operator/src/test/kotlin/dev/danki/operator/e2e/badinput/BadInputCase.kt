@@ -30,6 +30,9 @@ data class Expectation(
     val gateReason: String?,
     /** Whether the pod ends Ready (in its Service). */
     val ready: Boolean,
-    /** The most seconds the pod may stay out of its Service after its containers are ready. */
-    val maxGatedSeconds: Long? = null,
+    /**
+     * The most seconds from the pod's containers being ready to danki's decision (its gate condition),
+     * and that the pod ends Ready. The kubelet's own step from that condition to Ready is not bounded.
+     */
+    val maxDecidedSeconds: Long? = null,
 )

@@ -20,11 +20,15 @@ object BadInputReport {
                     "Columns: the mistake; the Event danki wrote (reason: message, shortened); the WarmupRun's " +
                         "reason; the pod's gate reason and whether it ended Ready; how long it stayed out of " +
                         "its Service after its containers were ready (\"held\": kept out by policy `closed`, " +
-                        "\"not gated\": danki did not hold it); and how the row compares with its expectation.",
+                        "\"not gated\": danki did not hold it), and when danki decided (its gate condition; " +
+                        "negative: before the containers were ready); and how the row compares with its expectation.",
                 )
                 appendLine()
-                appendLine("| case | mistake | Event | run | gate | Ready | gated after ContainersReady | check |")
-                appendLine("|---|---|---|---|---|---|---|---|")
+                appendLine(
+                    "| case | mistake | Event | run | gate | Ready | gated after ContainersReady | " +
+                        "decided after | check |",
+                )
+                appendLine("|---|---|---|---|---|---|---|---|---|")
                 rows.forEach { (case, seen, misses) -> appendLine(row(case, seen, misses)) }
             }
         file.writeText(text)
@@ -43,9 +47,10 @@ object BadInputReport {
                 seen.gatedSeconds == null -> "held"
                 else -> "%.1f s".format(seen.gatedSeconds)
             }
+        val decided = seen.decidedSeconds?.let { "%.1f s".format(it) } ?: "—"
         val check = if (misses.isEmpty()) "as expected" else "**differs**: ${cell(misses.joinToString("; "))}"
         return "| ${case.name} | ${cell(case.mistake)} | ${cell(event)} | ${seen.runReason ?: "—"} | " +
-            "${seen.gateReason ?: "—"} | ${if (seen.ready) "yes" else "no"} | $gated | $check |"
+            "${seen.gateReason ?: "—"} | ${if (seen.ready) "yes" else "no"} | $gated | $decided | $check |"
     }
 
     private fun short(message: String): String {

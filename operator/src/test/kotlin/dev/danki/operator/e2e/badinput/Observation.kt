@@ -28,9 +28,9 @@ data class Observation(
             if (runReason != expect.runReason) add("run reason $runReason, expected ${expect.runReason}")
             if (gateReason != expect.gateReason) add("gate reason $gateReason, expected ${expect.gateReason}")
             if (ready != expect.ready) add("Ready $ready, expected ${expect.ready}")
-            val bound = expect.maxGatedSeconds
-            if (bound != null && (gatedSeconds == null || gatedSeconds > bound)) {
-                add("gated ${gatedSeconds ?: "until the end"} s after ContainersReady, at most $bound s expected")
+            val bound = expect.maxDecidedSeconds
+            if (bound != null && (decidedSeconds == null || decidedSeconds > bound)) {
+                add("decided ${decidedSeconds ?: "never"} s after ContainersReady, at most $bound s expected")
             }
         }
 }
