@@ -80,6 +80,11 @@ $(JARS) &: $(POMS) $(shell find local-cluster/net-agent/src sample-service/src o
 .PHONY: lint
 lint: lint-kotlin ## Run every linter (Kotlin, shell, Helm chart, Dockerfile).
 
+.PHONY: lint-tools
+lint: lint-tools
+lint-tools: tool-shellcheck ## shellcheck the repository's own tool scripts (tools/*.sh).
+	$(SHELLCHECK) -x -P SCRIPTDIR $(REPO)/tools/*.sh
+
 .PHONY: lint-kotlin
 lint-kotlin: ## ktlint and detekt on every Kotlin module.
 	$(MVN) -q ktlint:check detekt:check

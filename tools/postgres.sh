@@ -24,7 +24,7 @@ die() { echo "postgres.sh: $*" >&2; exit 1; }
 # Newest Debian-packaged server binaries, else whatever is on PATH.
 find_bin_dir() {
   local dir
-  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
+  dir="$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n 1 || true)"
   if [[ -n "$dir" && -x "$dir/initdb" && -x "$dir/pg_ctl" ]]; then echo "$dir"; return; fi
   if command -v initdb >/dev/null && command -v pg_ctl >/dev/null; then dirname "$(command -v initdb)"; return; fi
   echo ""
