@@ -140,6 +140,7 @@ class BadInputE2E {
             ready = ready(pod),
             gatedSeconds = times.gatedSeconds(name),
             decidedSeconds = times.decidedSeconds(name),
+            tookSlot = run?.status?.let { it.queueWait != null || (it.attempts ?: 0) > 0 } ?: false,
         )
     }
 

@@ -35,4 +35,6 @@ data class Expectation(
      * and that the pod ends Ready. The kubelet's own step from that condition to Ready is not bounded.
      */
     val maxDecidedSeconds: Long? = null,
+    /** Whether the pod's run takes a warm-up slot (a queue wait or a k6 attempt); null: not checked. */
+    val takesSlot: Boolean? = null,
 )

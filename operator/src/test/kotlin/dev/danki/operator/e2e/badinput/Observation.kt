@@ -12,6 +12,8 @@ data class Observation(
     val gatedSeconds: Double?,
     /** From ContainersReady to the first gate condition danki wrote (negative: decided before). */
     val decidedSeconds: Double?,
+    /** The run took a warm-up slot: it has a queue wait or a k6 attempt. */
+    val tookSlot: Boolean,
 ) {
     private fun hasEvent(expect: Expectation): Boolean {
         val reason = expect.eventReason ?: return true
@@ -28,6 +30,9 @@ data class Observation(
             if (runReason != expect.runReason) add("run reason $runReason, expected ${expect.runReason}")
             if (gateReason != expect.gateReason) add("gate reason $gateReason, expected ${expect.gateReason}")
             if (ready != expect.ready) add("Ready $ready, expected ${expect.ready}")
+            if (expect.takesSlot != null && tookSlot != expect.takesSlot) {
+                add(if (tookSlot) "took a warm-up slot, expected none" else "took no warm-up slot")
+            }
             val bound = expect.maxDecidedSeconds
             if (bound != null && (decidedSeconds == null || decidedSeconds > bound)) {
                 add("decided ${decidedSeconds ?: "never"} s after ContainersReady, at most $bound s expected")
