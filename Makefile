@@ -23,11 +23,18 @@ export HELM4_VERSION := v4.3.1
 export ETCD_VERSION := v3.7.3
 export K8S_VERSION := v1.37.1
 export K8S_STAGING_VERSION := v0.37.1
+export ACTIONLINT_VERSION := v1.7.12
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm
 HELM3 := $(BIN)/helm3
 KUBECTL := $(BIN)/kubectl
+ACTIONLINT := $(BIN)/actionlint
+
+# ---- danki's one version: the chart's, the images' and the CLI's (docs/releasing.md) ----
+# Chart.yaml's `version` is the source; lint-version checks that appVersion, the parent POM's
+# danki.version and a v* tag on HEAD equal it.
+VERSION := $(shell sed -n 's/^version: *//p' $(REPO)/charts/danki/Chart.yaml)
 
 # Work and state folders, ignored by git.
 WORK := $(REPO)/.work
@@ -46,9 +53,9 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s kubelet k6 helm
+	@tools/build-tools.sh etcd k8s kubelet k6 helm actionlint
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-actionlint
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
@@ -57,6 +64,8 @@ tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, schedul
 	@tools/build-tools.sh etcd k8s
 tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).
 	@tools/build-tools.sh kubelet
+tool-actionlint: ## Build the pinned actionlint (make lint-workflows).
+	@tools/build-tools.sh actionlint
 
 ##@ Build
 
@@ -78,7 +87,20 @@ $(JARS) &: $(POMS) $(shell find local-cluster/net-agent/src sample-service/src o
 ##@ Lint
 
 .PHONY: lint
-lint: lint-kotlin ## Run every linter (Kotlin, shell, Helm chart, Dockerfile).
+lint: lint-version lint-kotlin ## Run every linter (versions, Kotlin, shell, Helm chart, Dockerfile, GitHub workflows).
+
+.PHONY: version lint-version
+version: ## Print danki's version (charts/danki/Chart.yaml's `version`).
+	@echo $(VERSION)
+# RELEASE_TAG: the tag a release is cut from, checked as well (the release workflow passes it).
+lint-version: ## Check Chart.yaml's version and appVersion, the POM's danki.version and a v* tag on HEAD agree.
+	@tools/version-check.sh "$(VERSION)" $(RELEASE_TAG)
+
+# actionlint runs shellcheck on the workflows' run: blocks (it finds it on PATH).
+.PHONY: lint-workflows
+lint: lint-workflows
+lint-workflows: tool-actionlint tool-shellcheck ## actionlint on .github/workflows/ (ci.yml, release.yml), their run: blocks through shellcheck.
+	cd $(REPO) && $(ACTIONLINT) .github/workflows/ci.yml .github/workflows/release.yml
 
 .PHONY: lint-tools
 lint: lint-tools

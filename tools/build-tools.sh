@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
-# control-plane binaries and the kubelet) from source through the Go module proxy only: no release downloads,
+# control-plane binaries, the kubelet and actionlint) from source through the Go module proxy only: no release downloads,
 # because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|all]...   (default: all)
+# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|actionlint|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -18,7 +18,7 @@ set -euo pipefail
 
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
-: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}"
+: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${ACTIONLINT_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
@@ -43,6 +43,14 @@ build_k6() {
   if has_version k6 "$K6_VERSION" version; then log "k6 $K6_VERSION present"; return; fi
   log "building k6 $K6_VERSION"
   GOBIN="$BIN" go install -trimpath -ldflags='-s -w' "go.k6.io/k6@$K6_VERSION"
+}
+
+# actionlint (make lint-workflows) reads its version from the Go build info, so a plain
+# `go install` reports the pinned version.
+build_actionlint() {
+  if has_version actionlint "$ACTIONLINT_VERSION" -version; then log "actionlint $ACTIONLINT_VERSION present"; return; fi
+  log "building actionlint $ACTIONLINT_VERSION"
+  GOBIN="$BIN" go install -trimpath -ldflags='-s -w' "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
 }
 
 # helm 3 and 4 have no replace directives: plain `go install` works. Both
@@ -149,7 +157,8 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet ;;
-    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|all)" >&2; exit 2 ;;
+    actionlint) build_actionlint ;;
+    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_actionlint ;;
+    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|actionlint|all)" >&2; exit 2 ;;
   esac
 done

@@ -21,6 +21,8 @@ except ImportError:  # PyYAML ships with Debian's python3-yaml and most Pythons;
 
 CHART = Path(__file__).resolve().parent.parent
 RELEASE, NAMESPACE = "danki", "danki-system"
+# The default image tag; read here so that a version bump (docs/releasing.md) changes one file.
+APP_VERSION = yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
 
 # The exact rules the operator gets wherever it watches. A change here is a change to the
 # product's security posture: update the README's RBAC table and the cluster test with it.
@@ -121,7 +123,7 @@ def test_defaults(helm):
     check("2 replicas", spec["replicas"] == 2, spec["replicas"])
     check("runs under the chart's ServiceAccount", pod["serviceAccountName"] == "danki"
           and find(docs, "ServiceAccount", "danki", NAMESPACE))
-    check("image defaults to danki/operator:<appVersion>", c["image"] == "danki/operator:0.1.0", c["image"])
+    check("image defaults to danki/operator:<appVersion>", c["image"] == f"danki/operator:{APP_VERSION}", c["image"])
     check("leader election on, Lease in the release namespace",
           env["DANKI_LEADER_ELECTION"] == "true" and env["DANKI_LEASE_NAMESPACE"] == NAMESPACE
           and env["DANKI_LEASE_NAME"] == "danki-operator", env)

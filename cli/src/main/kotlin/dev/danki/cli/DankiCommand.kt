@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient
 class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NAME") ?: "danki") {
     override fun help(context: com.github.ajalt.clikt.core.Context) =
         "Warm-up before the busy hour: prewarm a Deployment with a go/no-go, report its WarmupRuns, " +
-            "or bench a URL with danki's k6 warm-up."
+            "bench a URL with danki's k6 warm-up, or print danki's version."
 
     override val printHelpOnEmptyArgs = true
 
@@ -38,6 +38,7 @@ class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NA
                     PrewarmCommand(console, clients),
                     ReportCommand(console, clients),
                     BenchCommand(console),
+                    VersionCommand(console),
                 )
             return try {
                 root.parse(args.toList())

@@ -57,6 +57,7 @@ private fun run(config: OperatorConfig) {
     }
     log
         .atInfo()
+        .addKeyValue("version", BuildInfo.version)
         .addKeyValue("namespaces", config.watchNamespaces.ifEmpty { listOf("*") })
         .addKeyValue("concurrency", config.concurrency)
         .addKeyValue("httpPort", operator.http.port)

@@ -3,6 +3,7 @@ package dev.danki.operator
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.K6SummaryParser
+import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldNotContain
@@ -68,6 +69,11 @@ class MetricsTest {
         } finally {
             endpoints.stop()
         }
+    }
+
+    @Test
+    fun `the page names the build's version in danki_build_info`() {
+        text(WarmupMetrics()).lines() shouldContain "danki_build_info{version=\"${BuildInfo.version}\"} 1"
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.danki.operator.metrics
 
+import dev.danki.operator.BuildInfo
 import dev.danki.operator.warmup.K6Summary
 import io.prometheus.metrics.core.metrics.Counter
 import io.prometheus.metrics.core.metrics.Gauge
 import io.prometheus.metrics.core.metrics.GaugeWithCallback
 import io.prometheus.metrics.core.metrics.Histogram
+import io.prometheus.metrics.core.metrics.Info
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics
 import io.prometheus.metrics.model.registry.PrometheusRegistry
 
@@ -151,6 +153,17 @@ class WarmupMetrics(
                     "recreates them with the gate.",
             ).labelNames("namespace", "deployment")
             .register(registry)
+
+    init {
+        // one series, always 1: dashboards join on it to tell which version a replica runs
+        Info
+            .builder()
+            .name("danki_build_info")
+            .help("danki's version (the chart's, the images' and the CLI's), as the version label.")
+            .labelNames("version")
+            .register(registry)
+            .setLabelValues(BuildInfo.version)
+    }
 
     private val leader =
         Gauge
