@@ -23,6 +23,8 @@ export HELM4_VERSION := v4.3.1
 export ETCD_VERSION := v3.7.3
 export K8S_VERSION := v1.37.1
 export K8S_STAGING_VERSION := v0.37.1
+# CNCF Distribution's registry: each local-cluster instance serves its images with one (issue 30).
+export REGISTRY_VERSION := v3.1.2
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm
@@ -46,9 +48,9 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s kubelet k6 helm
+	@tools/build-tools.sh etcd k8s kubelet k6 helm registry
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
@@ -57,6 +59,8 @@ tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, schedul
 	@tools/build-tools.sh etcd k8s
 tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).
 	@tools/build-tools.sh kubelet
+tool-registry: ## Build the pinned OCI registry (CNCF Distribution) that serves each local cluster's images.
+	@tools/build-tools.sh registry
 
 ##@ Build
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
-# control-plane binaries and the kubelet) from source through the Go module proxy only: no release downloads,
+# control-plane binaries, the kubelet and the OCI registry) from source through the Go module proxy only: no release downloads,
 # because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|all]...   (default: all)
+# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|registry|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -18,7 +18,7 @@ set -euo pipefail
 
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
-: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}"
+: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${REGISTRY_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
@@ -43,6 +43,18 @@ build_k6() {
   if has_version k6 "$K6_VERSION" version; then log "k6 $K6_VERSION present"; return; fi
   log "building k6 $K6_VERSION"
   GOBIN="$BIN" go install -trimpath -ldflags='-s -w' "go.k6.io/k6@$K6_VERSION"
+}
+
+# CNCF Distribution's registry, which serves each local-cluster instance's images. Its go.mod has no
+# replace directives, so plain `go install` works. The -X flags are its Makefile's: without them
+# `registry --version` says "v3.1.2+unknown".
+build_registry() {
+  if has_version registry "$REGISTRY_VERSION" --version; then log "registry $REGISTRY_VERSION present"; return; fi
+  log "building registry $REGISTRY_VERSION"
+  local pkg=github.com/distribution/distribution/v3
+  GOBIN="$BIN" go install -trimpath \
+    -ldflags="-s -w -X $pkg/version.version=$REGISTRY_VERSION -X $pkg/version.mainpkg=$pkg" \
+    "$pkg/cmd/registry@$REGISTRY_VERSION"
 }
 
 # helm 3 and 4 have no replace directives: plain `go install` works. Both
@@ -149,7 +161,8 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet ;;
-    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|all)" >&2; exit 2 ;;
+    registry) build_registry ;;
+    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_registry ;;
+    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|all)" >&2; exit 2 ;;
   esac
 done
