@@ -24,7 +24,8 @@ export ETCD_VERSION := v3.7.3
 export K8S_VERSION := v1.37.1
 export K8S_STAGING_VERSION := v0.37.1
 # CNCF Distribution's registry: each local-cluster instance serves its images with one (issue 30).
-export REGISTRY_VERSION := v3.1.2
+# Not REGISTRY_VERSION: the registry reads every REGISTRY_* variable as a setting of its config.
+export DISTRIBUTION_VERSION := v3.1.2
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm

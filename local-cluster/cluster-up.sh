@@ -93,10 +93,11 @@ wait_for() { # what seconds check-command...   polls every 0.2 s; every started 
 default_sa() { "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n default get serviceaccount default; }
 
 # The registry first; the images go into it while the control plane and the nodes start, and cluster-up
-# waits for that push at the end (pods pull from it only once the nodes are up). Its OpenTelemetry
-# exporter off: by default it sends traces to an OTLP collector on localhost:4318.
+# waits for that push at the end (pods pull from it only once the nodes are up). With an empty
+# environment: it reads any REGISTRY_* variable as a setting. Its OpenTelemetry exporter off: by
+# default it sends traces to an OTLP collector on localhost:4318.
 write_registry_config
-start registry env OTEL_TRACES_EXPORTER=none "$BIN/registry" serve "$REGISTRY_CONFIG"
+start registry env -i OTEL_TRACES_EXPORTER=none "$BIN/registry" serve "$REGISTRY_CONFIG"
 wait_for "registry healthy on $REGISTRY_ADDR" 30 healthy registry
 "$LC_HOME/registry/push.sh" >"$LOGS/registry-push.log" 2>&1 &
 push_pid=$!

@@ -48,8 +48,8 @@ class PodTroubleTest(unittest.TestCase):
                 self.assertEqual(self.find(pod(containers=[waiting(reason)]))[0][4], reason)
 
     def test_an_image_the_registry_lacks_stops_the_demo_with_the_pull_message(self):
-        # containerd's message when the local cluster's registry answers 404 (kubelet 1.37, containerd 1.6)
-        message = ('failed to pull and unpack image "docker.io/danki/no-such-image:dev": failed to resolve reference '
+        # the kubelet's message when the local cluster's registry answers 404 (kubelet 1.37, containerd 1.6)
+        message = ('rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/danki/no-such-image:dev": failed to resolve reference '
                    '"docker.io/danki/no-such-image:dev": docker.io/danki/no-such-image:dev: not found')
         for reason in ("ErrImagePull", "ImagePullBackOff"):
             with self.subTest(reason=reason):

@@ -52,11 +52,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 EOF
 }
 
-# write_registry_hosts: the hosts that the instance's registry stands for, each with a hosts.toml whose
-# only server is the registry, over plain HTTP: docker.io (danki's images as users write them,
-# danki/operator:0.1.0), localhost (the local bases) and the registry's own address. No mirror list
-# and no fallback: a tag the registry lacks is a 404 and the pod's ErrImagePull at once. Any other
-# host goes to containerd's closed proxy (node-up.sh) and fails as fast.
+# write_registry_hosts: the hosts that the instance's registry stands for, each with a hosts.toml that
+# names only the registry, over plain HTTP: docker.io (danki's images as users write them,
+# danki/operator:0.1.0), localhost (the local bases) and the registry's own address. No fallback: a
+# tag the registry lacks is a 404 and the pod's ErrImagePull at once. Any other host goes to
+# containerd's closed proxy (node-up.sh) and fails as fast.
+# containerd 1.6 refuses a hosts.toml without a [host] table ("invalid `host` tree") and then falls
+# back to Docker Hub; it tries `server` after the hosts, and without one it adds Docker Hub's. So the
+# registry is both, `server` for push only: a pull asks it once.
 write_registry_hosts() {
   local host
   for host in docker.io localhost "$REGISTRY_ADDR"; do
@@ -64,7 +67,10 @@ write_registry_hosts() {
     cat >"$CONTAINERD_DIR/certs.d/$host/hosts.toml" <<EOF
 # Written by local-cluster/kubelet/node-up.sh: $host is served by instance $I's registry.
 server = "http://$REGISTRY_ADDR"
-capabilities = ["pull", "resolve"]
+capabilities = ["push"]
+
+[host."http://$REGISTRY_ADDR"]
+  capabilities = ["pull", "resolve"]
 EOF
   done
 }

@@ -21,9 +21,6 @@ log:
 storage:
   filesystem:
     rootdirectory: $REGISTRY_DATA
-  # A push cut short by cluster-down leaves an upload behind; the next start removes it.
-  maintenance:
-    uploadpurging: {enabled: true, age: 1h, interval: 24h, dryrun: false}
 http:
   addr: $REGISTRY_ADDR
 EOF
@@ -34,6 +31,6 @@ EOF
 collect_registry_garbage() {
   [[ -f $REGISTRY_CONFIG && -d $REGISTRY_DATA/docker/registry/v2/repositories ]] || return 0
   echo "--- garbage-collect at $(date -Is) ---" >>"$LOGS/registry.log"
-  OTEL_TRACES_EXPORTER=none "$BIN/registry" garbage-collect --delete-untagged --quiet "$REGISTRY_CONFIG" \
+  env -i OTEL_TRACES_EXPORTER=none "$BIN/registry" garbage-collect --delete-untagged --quiet "$REGISTRY_CONFIG" \
     >>"$LOGS/registry.log" 2>&1
 }

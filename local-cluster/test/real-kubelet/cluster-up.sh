@@ -42,7 +42,7 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   check "$NODE_NAME_K: CFS quota on /$NODE_CGROUP is 50000/100000" test "$quota" == 50000/100000
   ip=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
   check "$NODE_NAME_K: InternalIP is its bridge address $NODE_IP" test "$ip" == "$NODE_IP"
-  hosts=$(grep -l "^server = \"http://$REGISTRY_ADDR\"$" "$CONTAINERD_DIR"/certs.d/*/hosts.toml 2>/dev/null | wc -l)
+  hosts=$(grep -l "^\[host.\"http://$REGISTRY_ADDR\"\]$" "$CONTAINERD_DIR"/certs.d/*/hosts.toml 2>/dev/null | wc -l)
   check "$NODE_NAME_K: containerd sends docker.io, localhost and $REGISTRY_ADDR to the registry ($hosts hosts.toml)" test "$hosts" == 3
 done
 "${K[@]}" create namespace "$NS" >/dev/null
