@@ -3,9 +3,10 @@
 # sourced by push.sh, which pushes when the two differ, and by the acceptance test, which compares a
 # pod's imageID with the registry's.
 
-# archive_digest tar: the digest of the one manifest in an OCI archive (its index.json)
+# archive_digest tar: the digest of the one manifest in an OCI archive (the first digest of its
+# index.json, which skopeo writes on one line)
 archive_digest() {
-  tar -xOf "$1" index.json | python3 -c 'import json, sys; print(json.load(sys.stdin)["manifests"][0]["digest"])'
+  tar -xOf "$1" index.json | grep -o '"digest": *"sha256:[0-9a-f]*"' | awk 'NR == 1' | grep -o 'sha256:[0-9a-f]*'
 }
 
 # registry_digest repository:tag: the digest of the manifest the registry has under that tag, or nothing
