@@ -24,6 +24,9 @@ export ETCD_VERSION := v3.7.3
 export K8S_VERSION := v1.37.1
 export K8S_STAGING_VERSION := v0.37.1
 export ACTIONLINT_VERSION := v1.7.12
+# CNCF Distribution's registry: each local-cluster instance serves its images with one (issue 30).
+# Not REGISTRY_VERSION: the registry reads every REGISTRY_* variable as a setting of its config.
+export DISTRIBUTION_VERSION := v3.1.2
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm
@@ -53,9 +56,9 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s kubelet k6 helm actionlint
+	@tools/build-tools.sh etcd k8s kubelet k6 helm registry actionlint
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-actionlint
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
@@ -64,6 +67,8 @@ tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, schedul
 	@tools/build-tools.sh etcd k8s
 tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).
 	@tools/build-tools.sh kubelet
+tool-registry: ## Build the pinned OCI registry (CNCF Distribution) that serves each local cluster's images.
+	@tools/build-tools.sh registry
 tool-actionlint: ## Build the pinned actionlint (make lint-workflows).
 	@tools/build-tools.sh actionlint
 

@@ -10,6 +10,8 @@ CURL_ADMIN=(--cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key
 # healthy name: the component answers its health check (what cluster-up waits for).
 healthy() {
   case $1 in
+    # The registry's API base answers 200 with an empty JSON object.
+    registry) [[ $(curl -s --max-time 1 -o /dev/null -w '%{http_code}' "http://$REGISTRY_ADDR/v2/") == 200 ]] ;;
     etcd) [[ $(curl -s --max-time 1 "http://127.0.0.1:$ETCD_CLIENT_PORT/health") == *'"health":"true"'* ]] ;;
     kube-apiserver) [[ $(curl -s --max-time 1 "${CURL_ADMIN[@]}" "$API_URL/readyz") == ok* ]] ;;
     kube-controller-manager) [[ $(curl -s --max-time 1 -k "https://127.0.0.1:$KCM_PORT/healthz") == ok* ]] ;;

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # cluster-down.sh - stop a local cluster instance: its nodes first, while the API server still
 # answers (kubelet/node-down.sh stops their pods and removes everything they made), then the
-# control plane by its recorded PIDs in reverse start order (etcd last), then the instance's bridge.
+# control plane by its recorded PIDs in reverse start order (etcd, then the registry last), then the
+# instance's bridge. The registry's storage stays, garbage-collected (registry/config.sh).
 # An instance an older checkout started with the node agent (since removed) is taken down too: its
 # agent, then the network namespaces and veths its pods had (and every process inside them).
 # Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh). Keeps certificates and logs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+# shellcheck source=registry/config.sh
+source "$LC_HOME/registry/config.sh"
 
 log() { printf '%s\n' "$*" >&2; }
 
@@ -27,6 +30,7 @@ for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   stop_component "$c" 15
   rm -f "$PIDS_DIR/$c.cmd"
 done
+collect_registry_garbage || log "the registry's garbage collection failed (log: $LOGS/registry.log)"
 
 if ((legacy_agent)); then
   leftovers=0

@@ -3,8 +3,8 @@
 #
 # Instance 0 is the shared default (API server on 6443, bridge danki0 at 198.18.0.1).
 # CLUSTER_INSTANCE=N (1..31) gives a second, isolated cluster that can run at the same time:
-# every port moves by 100*N (etcd 2379+100N, API 6443+N, controller-manager 10257+100N,
-# scheduler 10259+100N) and the bridge is dankiN at 198.18.N.1, the API server's address for pods.
+# every port moves by 100*N (registry 5000+100N, etcd 2379+100N, API 6443+N, controller-manager
+# 10257+100N, scheduler 10259+100N) and the bridge is dankiN at 198.18.N.1, the API server's address for pods.
 # Its nodes are real kubelets on containerd (kubelet/node-env.sh: their own bridges in 198.19.0.0/16).
 # Env read: REPO, BIN, CLUSTER_DIR (default: $REPO/.cluster for instance 0, $REPO/.cluster/instance-N
 #           else; both ignored by git),
@@ -46,6 +46,12 @@ ETCD_METRICS_PORT=$((2381 + PORT_SHIFT))
 API_PORT=$((6443 + I))
 KCM_PORT=$((10257 + PORT_SHIFT))
 SCHEDULER_PORT=$((10259 + PORT_SHIFT))
+# The instance's OCI registry (CNCF Distribution, registry/): the nodes pull every image but the
+# pause image from it (kubelet/node-config.sh), plain HTTP on loopback. 5000 is the registry's own
+# default; +100*N keeps it clear of etcd's x79-x81 and the API server's 6443-6474.
+REGISTRY_PORT=$((5000 + PORT_SHIFT))
+REGISTRY_ADDR=127.0.0.1:$REGISTRY_PORT
+REGISTRY_DIR=$CLUSTER_DIR/registry
 
 # The API server advertises the bridge's address: pods reach it there, and the net agent routes
 # the `kubernetes` Service to it.
@@ -58,7 +64,8 @@ SERVICE_IP=10.96.0.1
 API_URL=https://127.0.0.1:$API_PORT
 
 # Start order; cluster-down stops them in reverse. The nodes: kubelet/node-up.sh and node-down.sh.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+# The registry first: images are pushed while the control plane starts, and it stops after the nodes.
+COMPONENTS=(registry etcd kube-apiserver kube-controller-manager kube-scheduler)
 
 # node_agent_leftover: the instance was started by an older checkout with the node agent (its
 # cluster-up recorded kubelet-mode agent); only cluster-down.sh, which removes it, may touch it.

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # cluster-restart.sh - restart one component of a running local cluster instance, with exactly
 # the command line cluster-up gave it (pids/<component>.cmd), and return once it is healthy again.
-# Usage: cluster-restart.sh etcd|kube-apiserver|kube-controller-manager|kube-scheduler
+# Usage: cluster-restart.sh registry|etcd|kube-apiserver|kube-controller-manager|kube-scheduler
 #        or nK-kubelet|nK-containerd|net-agent (the nodes' own, kubelet/node-restart.sh)
 # Env: SIGNAL=TERM (default; the component's shutdown runs) or KILL (a crash: nothing runs);
 #      CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).
-# etcd keeps its data (only cluster-up wipes it); the log of the new process is appended to the old.
+# etcd keeps its data (only cluster-up wipes it), the registry its storage; the log of the new
+# process is appended to the old.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cluster-up.sh - start the local cluster in the background and return once it is usable:
-# etcd, kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
+# the instance's OCI registry with the images built here pushed into it (registry/), etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
 # server, see below) and CLUSTER_NODES real kubelets on containerd with the net agent (kubelet/node-up.sh).
 # Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
 #
@@ -11,6 +12,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+# shellcheck source=registry/config.sh
+source "$LC_HOME/registry/config.sh"
 refuse_node_agent_leftover
 
 T0=$(date +%s%N)
@@ -35,9 +38,11 @@ fi
 for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/kube-scheduler" "$KUBECTL"; do
   [[ -x $b ]] || die "missing $b (run: make tool-kube)"
 done
+[[ -x $BIN/registry ]] || die "missing $BIN/registry (run: make tool-registry)"
+command -v skopeo >/dev/null || die "skopeo is needed to push the images (run: make image-deps)"
 # node-up.sh checks the kubelet, containerd, the images and the net agent.
 for t in openssl curl ip setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
-for p in "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
+for p in "$REGISTRY_PORT" "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
 mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
@@ -68,6 +73,7 @@ start() { # name cmd...   recorded in pids/<name>.cmd, so cluster-restart.sh can
 }
 fail() { # tell which component failed, show its log, stop what was started
   echo "cluster-up: $*" >&2
+  [[ -z ${push_pid:-} ]] || kill "$push_pid" 2>/dev/null || true
   "$LC_HOME/cluster-down.sh" >&2 || true
   exit 1
 }
@@ -85,6 +91,16 @@ wait_for() { # what seconds check-command...   polls every 0.2 s; every started 
   fail "timed out after ${limit}s waiting for: $what (logs: $LOGS)"
 }
 default_sa() { "$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" -n default get serviceaccount default; }
+
+# The registry first; the images go into it while the control plane and the nodes start, and cluster-up
+# waits for that push at the end (pods pull from it only once the nodes are up). With an empty
+# environment: it reads any REGISTRY_* variable as a setting. Its OpenTelemetry exporter off: by
+# default it sends traces to an OTLP collector on localhost:4318.
+write_registry_config
+start registry env -i OTEL_TRACES_EXPORTER=none "$BIN/registry" serve "$REGISTRY_CONFIG"
+wait_for "registry healthy on $REGISTRY_ADDR" 30 healthy registry
+"$LC_HOME/registry/push.sh" >"$LOGS/registry-push.log" 2>&1 &
+push_pid=$!
 
 [[ ${KEEP_ETCD_DATA:-0} == 1 ]] || rm -rf "$CLUSTER_DIR/etcd"
 start etcd "$BIN/etcd" --name local --data-dir "$CLUSTER_DIR/etcd" \
@@ -126,8 +142,15 @@ wait_for "kube-controller-manager healthy" 60 healthy kube-controller-manager
 wait_for "kube-scheduler healthy" 60 healthy kube-scheduler
 "$LC_HOME/kubelet/node-up.sh" || fail "the nodes did not come up (logs: $LOGS)"
 wait_for "default service account exists" 60 default_sa
+if ! wait "$push_pid"; then
+  push_pid=
+  tail -5 "$LOGS/registry-push.log" >&2
+  fail "pushing the images into the registry failed (log: $LOGS/registry-push.log)"
+fi
+push_pid=
+log "images in the registry: $(tail -1 "$LOGS/registry-push.log" | sed 's/^\[ *[0-9.]*s\] //')"
 
 rss() { awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }
 for c in "${COMPONENTS[@]}"; do log "  RSS $c: $(rss "$(pid_of "$c")")"; done
-log "cluster instance $I up (API $API_URL, also https://$BRIDGE_IP:$API_PORT for pods; logs in $LOGS)"
+log "cluster instance $I up (API $API_URL, also https://$BRIDGE_IP:$API_PORT for pods; registry http://$REGISTRY_ADDR; logs in $LOGS)"
 echo "KUBECONFIG=$KUBECONFIG_PATH"

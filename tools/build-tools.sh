@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
-# control-plane binaries, the kubelet and actionlint) from source through the Go module proxy only: no release downloads,
-# because our machines reach nothing but the package registries. Called by `make tools`.
+# control-plane binaries, the kubelet, the OCI registry and actionlint) from source through the Go module proxy only:
+# no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|actionlint|all]...   (default: all)
+# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|registry|actionlint|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -13,12 +13,13 @@
 # Measured on 2 cores / 24 GiB, empty GOCACHE, modules already downloaded, in
 # this order: k6 128 s, helm3+helm4 356 s, etcd 32 s, the five k8s binaries 635 s
 # (~19 min total, another job was using CPU too). Disk: ~6 GB GOCACHE + ~2 GB
-# module cache. Peak RSS of one go build step ~2.6 GB.
+# module cache. Peak RSS of one go build step ~2.6 GB. The registry: 5 min 19 s (niced, beside a
+# Maven build, load 8 to 12; its modules downloaded beforehand).
 set -euo pipefail
 
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
-: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${ACTIONLINT_VERSION:?}"
+: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${DISTRIBUTION_VERSION:?}" "${ACTIONLINT_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
@@ -51,6 +52,18 @@ build_actionlint() {
   if has_version actionlint "$ACTIONLINT_VERSION" -version; then log "actionlint $ACTIONLINT_VERSION present"; return; fi
   log "building actionlint $ACTIONLINT_VERSION"
   GOBIN="$BIN" go install -trimpath -ldflags='-s -w' "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+}
+
+# CNCF Distribution's registry, which serves each local-cluster instance's images. Its go.mod has no
+# replace directives, so plain `go install` works. The -X flags are its Makefile's: without them
+# `registry --version` says "v3.1.2+unknown".
+build_registry() {
+  if has_version registry "$DISTRIBUTION_VERSION" --version; then log "registry $DISTRIBUTION_VERSION present"; return; fi
+  log "building registry $DISTRIBUTION_VERSION"
+  local pkg=github.com/distribution/distribution/v3
+  GOBIN="$BIN" go install -trimpath \
+    -ldflags="-s -w -X $pkg/version.version=$DISTRIBUTION_VERSION -X $pkg/version.mainpkg=$pkg" \
+    "$pkg/cmd/registry@$DISTRIBUTION_VERSION"
 }
 
 # helm 3 and 4 have no replace directives: plain `go install` works. Both
@@ -157,8 +170,8 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    actionlint) build_actionlint ;;
-    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_actionlint ;;
-    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|actionlint|all)" >&2; exit 2 ;;
+    registry) build_registry ;; actionlint) build_actionlint ;;
+    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_registry; build_actionlint ;;
+    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|actionlint|all)" >&2; exit 2 ;;
   esac
 done

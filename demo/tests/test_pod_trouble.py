@@ -47,6 +47,15 @@ class PodTroubleTest(unittest.TestCase):
             with self.subTest(reason=reason):
                 self.assertEqual(self.find(pod(containers=[waiting(reason)]))[0][4], reason)
 
+    def test_an_image_the_registry_lacks_stops_the_demo_with_the_pull_message(self):
+        # the kubelet's message when the local cluster's registry answers 404 (kubelet 1.37, containerd 1.6)
+        message = ('rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/danki/no-such-image:dev": failed to resolve reference '
+                   '"docker.io/danki/no-such-image:dev": docker.io/danki/no-such-image:dev: not found')
+        for reason in ("ErrImagePull", "ImagePullBackOff"):
+            with self.subTest(reason=reason):
+                found = self.find(pod(containers=[waiting(reason, message)]))
+                self.assertEqual(found, [("ns", "p", "app", 0, reason, message)])
+
     def test_a_starting_pod_is_not_trouble(self):
         self.assertEqual(self.find(pod(containers=[waiting("ContainerCreating")]), pod(phase="Running")), [])
 

@@ -78,7 +78,8 @@ watched no-image
 gone no-image
 check "a pod without its image stops the wait (exit $(<"$OUT/no-image.rc"))" test "$(<"$OUT/no-image.rc")" -ne 0
 check "... within 60 s ($(<"$OUT/no-image.s") s)" test "$(<"$OUT/no-image.s")" -lt 60
-check "... naming the reason" grep -Eq "ErrImagePull|ImagePullBackOff|ErrImageNeverPull" "$OUT/no-image.err"
+check "... naming the reason" grep -Eq "ErrImagePull|ImagePullBackOff" "$OUT/no-image.err"
+check "... and the registry's answer" grep -q "danki/no-such-image:dev: not found" "$OUT/no-image.err"
 
 deployment healthy danki/http-status:dev
 watched healthy

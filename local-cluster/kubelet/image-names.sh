@@ -1,7 +1,9 @@
 # shellcheck shell=bash disable=SC2034 # sourced: the names are used by the scripts that source it
-# image-names.sh - the references of the images the real-kubelet cluster builds here (no registry);
-# sourced by node-images.sh, which builds them, and node-env.sh, which names the sandbox image.
-# `localhost/` marks an image that exists only in the nodes' containerd: nothing pulls it.
+# image-names.sh - the references of the images the local cluster builds here; sourced by
+# node-images.sh, which builds them, node-env.sh, which names the sandbox image, and
+# registry/push.sh, which pushes the others into the instance's registry.
+# `localhost/` marks an image built here that users never pull from a public registry (the bases);
+# the nodes' containerd sends `localhost/` and `docker.io/` (danki's own) to the instance's registry.
 
 # The pod sandbox, from the Kubernetes module's build/pause/linux/pause.c (its Makefile's TAG).
 PAUSE_TAG=3.10.2
@@ -15,10 +17,26 @@ SLIM_IMAGE=localhost/danki/debian:12-slim
 # tests name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner spring-shop)
 APP_TAG=dev
-# chart_tag: the chart's appVersion, the tag it installs when none is set; node-images.sh tags danki's
+# chart_tag: the chart's appVersion, the tag it installs when none is set; registry/push.sh tags danki's
 # images with it as well as APP_TAG, so charts and manifests work as users write them.
 chart_tag() { sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml"; }
 # Stands in for the test images' PYTHON_IMAGE: the host's Python 3.11 on the slim base.
 PYTHON_IMAGE=localhost/danki/python:3.11
 # The test images' stages, in local-cluster/images/Dockerfile.
 TEST_STAGES=(http-status http-fetch)
+
+# registry_images: what each instance's registry serves, one "archive repository:tag" a line (the
+# archive is .build/node-images/<archive>.tar). In the registry a reference's path is the repository,
+# whether the pod names it on localhost/ or docker.io/. The nodes import the pause image; it is here
+# too because containerd 1.6 does not pin it, and the kubelet's image GC may remove it from a node.
+registry_images() {
+  local chart st
+  chart=$(chart_tag)
+  [[ -n $chart ]] || { echo "no appVersion in $REPO/charts/danki/Chart.yaml" >&2; return 1; }
+  echo "pause ${PAUSE_IMAGE#localhost/}"
+  echo "jre ${JRE_IMAGE#localhost/}"
+  echo "slim ${SLIM_IMAGE#localhost/}"
+  echo "python ${PYTHON_IMAGE#localhost/}"
+  for st in "${APP_STAGES[@]}"; do printf '%s danki/%s:%s\n' "$st" "$st" "$APP_TAG" "$st" "$st" "$chart"; done
+  for st in "${TEST_STAGES[@]}"; do echo "$st danki/$st:$APP_TAG"; done
+}

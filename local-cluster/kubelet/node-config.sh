@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2154 # sourced after cluster-env.sh and node-env.sh; node_env K sets the paths
 # node-config.sh - the configuration files of one node, written under nodes/nK/ by node-up.sh:
-# containerd's config.toml, the CNI network and the kubelet's KubeletConfiguration.
+# containerd's config.toml with its registry hosts (hosts.toml), the CNI network and the kubelet's
+# KubeletConfiguration.
 
 # write_containerd_config: a private containerd (root, state, socket, runc root, CNI dirs all
 # under the node's folder), with the CRI settings this machine needs.
@@ -20,7 +21,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   path = "$CONTAINERD_DIR/opt"
 
 [plugins."io.containerd.grpc.v1.cri"]
-  # Built here by node-images.sh and imported at node-up: nothing is pulled.
+  # Built here by node-images.sh and imported at node-up, as part of the node: every other image is pulled.
   sandbox_image = "$PAUSE_IMAGE"
   # Root here lacks CAP_SYS_RESOURCE: without this every sandbox fails with
   # "nsexec: failed to update /proc/self/oom_score_adj: Permission denied".
@@ -40,12 +41,38 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         # No systemd here: the kubelet's cgroupDriver is cgroupfs too.
         SystemdCgroup = false
         Root = "$CONTAINERD_DIR/state/runc"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    # One folder per registry host with its hosts.toml (write_registry_hosts).
+    config_path = "$CONTAINERD_DIR/certs.d"
   [plugins."io.containerd.grpc.v1.cri".cni]
     # Debian's plugins and danki-net, linked into one folder (containerd 1.6 takes one bin_dir).
     bin_dir = "$CNI_BIN_DIR"
     conf_dir = "$CNI_CONF_DIR"
     max_conf_num = 1
 EOF
+}
+
+# write_registry_hosts: the hosts that the instance's registry stands for, each with a hosts.toml that
+# names only the registry, over plain HTTP: docker.io (danki's images as users write them,
+# danki/operator:0.1.0), localhost (the local bases) and the registry's own address. No fallback: a
+# tag the registry lacks is a 404 and the pod's ErrImagePull at once. Any other host goes to
+# containerd's closed proxy (node-up.sh) and fails as fast.
+# containerd 1.6 refuses a hosts.toml without a [host] table ("invalid `host` tree") and then falls
+# back to Docker Hub; it tries `server` after the hosts, and without one it adds Docker Hub's. So the
+# registry is both, `server` for push only: a pull asks it once.
+write_registry_hosts() {
+  local host
+  for host in docker.io localhost "$REGISTRY_ADDR"; do
+    mkdir -p "$CONTAINERD_DIR/certs.d/$host"
+    cat >"$CONTAINERD_DIR/certs.d/$host/hosts.toml" <<EOF
+# Written by local-cluster/kubelet/node-up.sh: $host is served by instance $I's registry.
+server = "http://$REGISTRY_ADDR"
+capabilities = ["push"]
+
+[host."http://$REGISTRY_ADDR"]
+  capabilities = ["pull", "resolve"]
+EOF
+  done
 }
 
 # write_cni_config: the node's bridge with host-local addresses from its /24. The bridge address is

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# node-images.sh - the images of the real-kubelet cluster, built on this machine without a registry:
+# node-images.sh - the images of the real-kubelet cluster, built on this machine without Docker:
 # a root file system in a folder, `umoci repack` into an OCI layout, `umoci config` for user, env
-# and entrypoint, `skopeo copy` to an OCI archive; each node's containerd imports the archives.
+# and entrypoint, `skopeo copy` to an OCI archive. Each node's containerd imports the pause image;
+# every other archive is pushed into the instance's registry (registry/push.sh), where pods pull it.
 #
 # Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
 #          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
@@ -9,7 +10,7 @@
 #                runtime stages (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
-#        node-images.sh import SOCKET    import every archive into the containerd at SOCKET (k8s.io)
+#        node-images.sh import SOCKET    import the pause image into the containerd at SOCKET (k8s.io)
 #        node-images.sh check            compare each app and test image with its Dockerfile stage
 # Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images)
 #
@@ -261,28 +262,13 @@ check() {
   return $rc
 }
 
-# import socket: every archive into that containerd's k8s.io namespace (the CRI's)
-# (the bases always, unpacked; the application images when they were built, unpacked by the CRI
-# only on the nodes that run them: unpacking all of them everywhere doubled a node's start)
+# import socket: the pause image into that containerd's k8s.io namespace (the CRI's). It is part of
+# the node, as a kind node image carries it: every pod's sandbox needs it, so a node runs pods without
+# a pull. Every other image comes from the instance's registry (which has the pause image as well).
 import() {
-  local sock=$1 f
-  local ctr=(ctr --address "$sock" --namespace k8s.io images import)
-  for f in pause jre slim; do
-    [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"
-    "${ctr[@]}" "$IMAGES_DIR/$f.tar" >/dev/null
-  done
-  for f in "${APP_STAGES[@]}" "${TEST_STAGES[@]}"; do
-    [[ ! -f $IMAGES_DIR/$f.tar ]] || "${ctr[@]}" --no-unpack "$IMAGES_DIR/$f.tar" >/dev/null
-  done
-  # danki's images also under the chart's appVersion, the tag the chart uses when none is set:
-  # the chart and manifests work as users write them, not only with image.tag=dev
-  local chart
-  chart=$(chart_tag)
-  [[ -n $chart ]] || die "no appVersion in $REPO/charts/danki/Chart.yaml"
-  for f in "${APP_STAGES[@]}"; do
-    [[ ! -f $IMAGES_DIR/$f.tar ]] ||
-      ctr --address "$sock" --namespace k8s.io images tag --force "docker.io/danki/$f:$APP_TAG" "docker.io/danki/$f:$chart" >/dev/null
-  done
+  local sock=$1
+  [[ -f $IMAGES_DIR/pause.tar ]] || die "missing $IMAGES_DIR/pause.tar (run: make node-images)"
+  ctr --address "$sock" --namespace k8s.io images import "$IMAGES_DIR/pause.tar" >/dev/null
 }
 
 case ${1:-} in

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # node-up.sh - start the nodes of a real-kubelet instance next to its running control plane:
 # for each of CLUSTER_NODES nodes a containerd and a kubelet, each node with its own bridge, /24,
-# cgroup root and CPU budget (NODE_CPU, a CFS quota; allocatable CPU says the same).
-# Called by cluster-up.sh; returns once every Node is Ready.
+# cgroup root and CPU budget (NODE_CPU, a CFS quota; allocatable CPU says the same). Each containerd
+# pulls from the instance's registry (node-config.sh, write_registry_hosts) and has only the pause
+# image imported. Called by cluster-up.sh, after the registry; returns once every Node is Ready.
 # Env: CLUSTER_INSTANCE (0..31), CLUSTER_DIR, CLUSTER_NODES (1..8), NODE_CPU, NODE_MEMORY (see
 #      node-env.sh).
 set -euo pipefail
@@ -32,7 +33,7 @@ for t in containerd containerd-shim-runc-v2 runc ctr; do
 done
 for p in bridge host-local loopback; do [[ -x /usr/lib/cni/$p ]] || die "CNI plugin /usr/lib/cni/$p is missing (run: make node-deps)"; done
 IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
-for f in pause jre slim; do [[ -f $IMAGES_DIR/$f.tar ]] || die "missing $IMAGES_DIR/$f.tar (run: make node-images)"; done
+[[ -f $IMAGES_DIR/pause.tar ]] || die "missing $IMAGES_DIR/pause.tar (run: make node-images)"
 [[ -f $NET_AGENT_JAR ]] || die "missing $NET_AGENT_JAR, the net agent (run: make net-agent)"
 for t in java nsenter python3; do command -v "$t" >/dev/null || die "$t is missing (the net agent and its CNI plugin need it)"; done
 command -v nft >/dev/null || [[ -x /usr/sbin/nft ]] || die "nft is missing (run: make node-deps)"
@@ -40,6 +41,7 @@ command -v nft >/dev/null || [[ -x /usr/sbin/nft ]] || die "nft is missing (run:
 [[ -f /proc/sys/net/bridge/bridge-nf-call-iptables ]] ||
   die "the kernel's br_netfilter is not loaded (Service traffic between pods of one node needs it)"
 healthy kube-apiserver || die "the API server of instance $I does not answer (cluster-up starts it first)"
+healthy registry || die "the registry of instance $I does not answer on $REGISTRY_ADDR (cluster-up starts it first)"
 HOST_MILLIS=$(($(nproc) * 1000))
 HOST_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo) # what the kubelet reports as capacity
 ((NODE_CPU_MILLIS <= HOST_MILLIS)) || die "NODE_CPU=$NODE_CPU is more than the host's ${HOST_MILLIS}m"
@@ -47,7 +49,7 @@ HOST_KIB=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo) # what the kubelet repor
 [[ -z $NODE_MEMORY_MIB ]] || (((NODE_MEMORY_MIB + EVICTION_MEMORY_MIB) * 1024 < HOST_KIB)) ||
   die "NODE_MEMORY=$NODE_MEMORY is more than the host's $((HOST_KIB / 1024))Mi"
 
-# Every node starts from an empty folder (images are imported again, as etcd starts empty).
+# Every node starts from an empty folder (images are pulled again, as etcd starts empty).
 if grep -q " $NODES_DIR/" /proc/self/mountinfo; then
   die "$NODES_DIR still has mounts from an earlier run; run cluster-down first"
 fi
@@ -77,7 +79,7 @@ make_cgroup() { # path: create it in every v1 hierarchy; cpuset children need cp
 }
 
 # ---- one node --------------------------------------------------------------------
-# start_node K: bridge, cgroups, containerd (with the images), then the kubelet
+# start_node K: bridge, cgroups, containerd (with the pause image), then the kubelet
 start_node() {
   node_env "$1"
   mkdir -p "$NODE_DIR"
@@ -98,10 +100,12 @@ start_node() {
   ip link set "$NODE_BRIDGE" up
 
   write_containerd_config
+  write_registry_hosts
   write_cni_config
-  # No registry is reachable from here: every pull goes to a proxy on a closed loopback port, so an
-  # image that was not imported fails at once (ErrImagePull, "proxyconnect ... connection refused")
-  # without a DNS lookup or a connection leaving the machine.
+  # The instance's registry serves docker.io, localhost and itself (hosts.toml), on 127.0.0.1, which no
+  # proxy takes. A pull from any other registry goes to a proxy on a closed loopback port and fails at
+  # once (ErrImagePull, "proxyconnect ... connection refused"), without a DNS lookup or a connection
+  # leaving the machine.
   start_component "$CONTAINERD_COMPONENT" env HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 \
     NO_PROXY=127.0.0.1,localhost containerd --config "$CONTAINERD_DIR/config.toml"
   move_to_cgroup "$(pid_of "$CONTAINERD_COMPONENT")" "$NODE_DAEMON_CGROUP"
@@ -114,7 +118,7 @@ start_node() {
   ((n < 100)) || die "containerd of $NODE_NAME_K did not answer within 10 s (log: $LOGS/$CONTAINERD_COMPONENT.log)"
   log "$NODE_NAME_K: containerd up (pid $(pid_of "$CONTAINERD_COMPONENT"))"
   "$LC_HOME/kubelet/node-images.sh" import "$CONTAINERD_SOCK"
-  log "$NODE_NAME_K: images imported"
+  log "$NODE_NAME_K: pause image imported"
 
   write_kubelet_config "$HOST_MILLIS" "$HOST_KIB"
   start_component "$KUBELET_COMPONENT" "$BIN/kubelet" --config="$KUBELET_DIR/config.yaml" \
@@ -146,7 +150,7 @@ start_component "$NET_AGENT" java -Xmx128m -XX:+UseSerialGC -XX:TieredStopAtLeve
   --port="$NET_AGENT_PORT" --state-file="$NET_STATE" --api-endpoint="$BRIDGE_IP:$API_PORT" \
   --service-cidr="$SERVICE_CIDR"
 net_agent_healthy() { [[ $(curl -s --max-time 1 "http://127.0.0.1:$NET_AGENT_PORT/healthz") == ok ]]; }
-# Then the nodes side by side: most of a node's start is its containerd importing the images.
+# Then the nodes side by side.
 starts=()
 for ((k = 1; k <= CLUSTER_NODES; k++)); do start_node "$k" & starts+=($!); done
 failed=0

@@ -3,7 +3,8 @@
 # wiring is ours to test, the kubelet's behaviour is not. On its own instance (CLUSTER_INSTANCE,
 # default 20) with CLUSTER_NODES=3 nodes of NODE_CPU=500m and NODE_MEMORY=1Gi each, the parts in real-kubelet/ run in
 # this order in one shell:
-#  cluster-up      cold cluster-up, three Nodes Ready, each node's allocatable CPU is its budget
+#  cluster-up      cold cluster-up, three Nodes Ready, each node's allocatable CPU is its budget; the
+#                  registry holds every image, and each node's containerd pulls from it
 #  base-image      a pod of the local JRE image runs as user 65532 and is Ready; logs and exec work
 #  cpu-budget      a CPU-bound pod on a 0.5-CPU node gets at most ~0.55 CPU (its cpuacct over 5 s)
 #  memory-budget   on a 1Gi node a 600 MB buffer fits and a 1300 MB one is OOM-killed
@@ -11,10 +12,12 @@
 #  services        a pod reads the API through https://10.96.0.1 with its token; ClusterIPs route on and across nodes
 #  network-policy  ingress and egress policies deny and allow, from a container's first instant; net agent restart
 #  restart         node 3's containerd (SIGKILL) and kubelet (SIGTERM) restarted; its pod keeps running
-#  app-images      danki's images from the Dockerfile's stages match them and run (when built)
+#  app-images      danki's images from the Dockerfile's stages match them and run (when built); each
+#                  pod's imageID is the registry's digest for its tag; a missing image is ErrImagePull
 #  deletion        deleted pods go: processes, cgroups, network namespaces
 #  crash           nodes 1 and 2 lose kubelet and containerd to SIGKILL under running pods; node 3 runs one
-#  down            cluster-down leaves no process, mount, netns, link, cgroup, shim socket or nft table; the sysctls are back
+#  down            cluster-down leaves no process, mount, netns, link, cgroup, shim socket or nft table; the sysctls are back;
+#                  the registry is stopped, its storage kept and garbage-collected
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
 # instance is taken down on exit, whatever happened.
 set -uo pipefail
@@ -26,6 +29,13 @@ source "$HERE/../cluster-env.sh"
 source "$LC_HOME/kubelet/node-env.sh"
 # shellcheck source=../kubelet/host-sysctls.sh
 source "$LC_HOME/kubelet/host-sysctls.sh"
+# shellcheck source=../cluster-components.sh
+source "$LC_HOME/cluster-components.sh"
+# shellcheck source=../registry/config.sh
+source "$LC_HOME/registry/config.sh"
+# shellcheck source=../registry/digests.sh
+source "$LC_HOME/registry/digests.sh"
+IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 export CLUSTER_DIR KUBECONFIG=$KUBECONFIG_PATH
 K=("$KUBECTL" --request-timeout=10s)
 NS=real-kubelet

@@ -2,19 +2,20 @@
 # danki's application and test images, built from their Dockerfile stages on the local bases (make
 # images): each matches its stage; the sample service's JVM starts on a 0.5-CPU node as the image's
 # user, and spring-shop's Spring Boot on another answers its readiness probe; the k6 runner's k6
-# runs; http-fetch on one node fetches http-status on another. Skipped, with a note, when they were
-# not built.
+# runs; http-fetch on one node fetches http-status on another. Every one was pulled from the
+# instance's registry: its imageID is the registry's digest for its tag. An image the registry lacks
+# is ErrImagePull within seconds, and so is one of any other registry. Skipped, with a note, when
+# they were not built.
 
-images_dir=${IMAGES_DIR:-$REPO/.build/node-images}
-if [[ ! -f $images_dir/sample-service.tar || ! -f $images_dir/spring-shop.tar || ! -f $images_dir/http-fetch.tar ]]; then
+if [[ ! -f $IMAGES_DIR/sample-service.tar || ! -f $IMAGES_DIR/spring-shop.tar || ! -f $IMAGES_DIR/http-fetch.tar ]]; then
   note "application images not built (make images): not checked"
   return 0
 fi
 check "the application and test images match their Dockerfile stages (user, env, entrypoint, workdir, files)" \
   "$LC_HOME/kubelet/node-images.sh" check
 
-# The sample service by the chart's appVersion tag (node-up tags danki's images with it too), as a
-# user's manifest names it; the others by :dev.
+# The sample service by the chart's appVersion tag (registry/push.sh tags danki's images with it too),
+# as a user's manifest names it; the others by :dev.
 app_version=$(chart_tag)
 cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1
@@ -103,11 +104,39 @@ check "danki/http-fetch:dev is Ready" until_true 60 pod_ready fetch
 fetched=$(curl -s --max-time 5 "http://$(pod_field fetch '{.status.podIP}'):8080/?url=http://$status_ip:8080/")
 check "http-fetch on danki$I-n2 fetches http-status on danki$I-n3 ($fetched)" test "$fetched" == 203
 
-# An image that was never built: the pull fails at once on loopback (containerd's proxy, node-up.sh),
-# never a lookup of a public registry.
-"${K[@]}" -n "$NS" run missing --image=danki/no-such-image:dev --restart=Never >/dev/null
-pull_refused() {
-  pod_field missing '{.status.containerStatuses[0].state.waiting.message}' | grep -q "127.0.0.1:9"
+check "each pod's imageID is the digest the registry has for its tag" pulled_from_registry sample shop status fetch k6
+
+# imagePullPolicy: Always asks the registry again, on a node that has the image (node 3 runs status).
+manifest_requests() { grep -c "/v2/danki/http-status/manifests/dev" "$LOGS/registry.log"; }
+before=$(manifest_requests)
+"${K[@]}" -n "$NS" run always --image=danki/http-status:dev --image-pull-policy=Always --restart=Never \
+  --overrides="{\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"danki$I-n3\"}}}" >/dev/null
+pod_running() { [[ $(pod_field "$1" '{.status.phase}') == Running ]]; }
+until_true 60 pod_running always
+check "imagePullPolicy: Always on a node that has the image asks the registry again ($before -> $(manifest_requests) requests)" \
+  test "$(manifest_requests)" -gt "$before"
+"${K[@]}" -n "$NS" delete pod always --wait=false >/dev/null 2>&1 || true
+
+# pull_failed pod text: the pod's container waits with ErrImagePull or ImagePullBackOff and a message
+# containing text (both left in pull_reason and pull_message)
+pull_failed() {
+  pull_reason=$(pod_field "$1" '{.status.containerStatuses[0].state.waiting.reason}')
+  pull_message=$(pod_field "$1" '{.status.containerStatuses[0].state.waiting.message}')
+  [[ $pull_reason == ErrImagePull || $pull_reason == ImagePullBackOff ]] && [[ $pull_message == *"$2"* ]]
 }
-check "an image that was not built gives ErrImagePull at once, refused on loopback (no registry lookup)" until_true 30 pull_refused
-"${K[@]}" -n "$NS" delete pod missing --wait=false >/dev/null 2>&1 || true
+# pull_fails pod text seconds: pull_failed within the seconds; notes how soon
+pull_fails() {
+  local t0
+  t0=$(now_ms)
+  until_true "$3" pull_failed "$1" "$2" || { note "$1: ${pull_reason:-no reason} ${pull_message:-}"; return 1; }
+  note "$1: $pull_reason after $(secs $(($(now_ms) - t0))) s: $pull_message"
+}
+# An image that was never built: the registry answers 404 and the kubelet says so at once. Another
+# registry is never reached: its pull goes to the closed loopback proxy (node-up.sh).
+"${K[@]}" -n "$NS" run missing --image=danki/no-such-image:dev --restart=Never >/dev/null
+check "an image the registry lacks gives ErrImagePull within 15 s, 'not found'" pull_fails missing "not found" 15
+check "  ... the registry was asked for it (its log)" grep -q "/v2/danki/no-such-image/manifests/dev" "$LOGS/registry.log"
+"${K[@]}" -n "$NS" run elsewhere --image=registry.invalid/danki/sample-service:dev --restart=Never >/dev/null
+check "an image of any other registry gives ErrImagePull within 15 s, refused on loopback (no lookup)" \
+  pull_fails elsewhere "127.0.0.1:9" 15
+"${K[@]}" -n "$NS" delete pod missing elsewhere --wait=false >/dev/null 2>&1 || true

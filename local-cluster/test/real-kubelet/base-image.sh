@@ -1,7 +1,7 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, JRE_IMAGE, helpers from lib.sh)
-# A pod of the local JRE base image (built by node-images.sh, imported at node-up, never pulled)
-# runs as the Dockerfile's user 65532 and becomes Ready; the API server reaches its kubelet for
-# `kubectl logs` and `kubectl exec`.
+# A pod of the local JRE base image (built by node-images.sh, pulled from the instance's registry: the
+# first pull of the instance, so its time from apply to Ready includes it) runs as the Dockerfile's
+# user 65532 and becomes Ready; the API server reaches its kubelet for `kubectl logs` and `kubectl exec`.
 
 cat <<EOF2 | "${K[@]}" -n "$NS" apply -f - >/dev/null
 apiVersion: v1
@@ -21,11 +21,12 @@ EOF2
 t0=$(now_ms)
 pod_ready() { [[ $(pod_field "$1" '{.status.conditions[?(@.type=="Ready")].status}') == True ]]; }
 if until_true 90 pod_ready jre; then
-  pass "a pod of $JRE_IMAGE is Ready ($(secs $(($(now_ms) - t0))) s from apply, on $(pod_field jre '{.spec.nodeName}'))"
+  pass "a pod of $JRE_IMAGE is Ready ($(secs $(($(now_ms) - t0))) s from apply with its first pull, on $(pod_field jre '{.spec.nodeName}'))"
 else
   fail "a pod of $JRE_IMAGE is Ready within 90 s"
   "${K[@]}" -n "$NS" describe pod jre | tail -15
 fi
+check "its imageID is the digest the registry has for $JRE_IMAGE" pulled_from_registry jre
 logs=$("${K[@]}" -n "$NS" logs jre 2>&1)
 check "kubectl logs shows the container's java -version" grep -q 'openjdk version "17' <<<"$logs"
 check "kubectl exec runs as user 65532" test "$("${K[@]}" -n "$NS" exec jre -- id -u 2>&1)" == 65532

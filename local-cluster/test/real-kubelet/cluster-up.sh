@@ -1,6 +1,7 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (K, NS, node_env, helpers from lib.sh)
 # A cold cluster-up with three real-kubelet nodes; each Node's allocatable CPU and memory are its
-# budgets, and its CPU budget is the CFS quota on its cgroup root.
+# budgets, and its CPU budget is the CFS quota on its cgroup root. The instance's registry answers on
+# its port and holds every image built here, and each node's containerd is pointed at it.
 
 t0=$(now_ms)
 mkdir -p "$(dirname "$CLUSTER_DIR")" # a fresh clone has no .cluster/ for the log yet
@@ -10,7 +11,21 @@ else
   fail "cold cluster-up with $CLUSTER_NODES real-kubelet nodes (log: $CLUSTER_DIR.up.log)"
   tail -30 "$CLUSTER_DIR.up.log"
 fi
-grep -E 'Ready|RSS|containerd up|images imported|kubelet started' "$CLUSTER_DIR.up.log" | sed 's/^/      /'
+grep -E 'Ready|RSS|registry|containerd up|image imported|kubelet started' "$CLUSTER_DIR.up.log" | sed 's/^/      /'
+
+check "the registry answers on $REGISTRY_ADDR (pid $(pid_of registry))" healthy registry
+# every_image_in_registry: each archive built here is in the registry under each of its tags, same digest
+every_image_in_registry() {
+  local archive ref want got n=0
+  while read -r archive ref; do
+    [[ -f $IMAGES_DIR/$archive.tar ]] || continue
+    want=$(archive_digest "$IMAGES_DIR/$archive.tar") got=$(registry_digest "$ref")
+    [[ $got == "$want" ]] || { note "$ref: registry ${got:-missing}, archive $want"; return 1; }
+    n=$((n + 1))
+  done < <(registry_images)
+  note "$n tags, each the archive's digest"
+}
+check "the registry holds every image built here under each of its tags" every_image_in_registry
 
 ready_nodes() {
   "${K[@]}" get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True
@@ -27,6 +42,8 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   check "$NODE_NAME_K: CFS quota on /$NODE_CGROUP is 50000/100000" test "$quota" == 50000/100000
   ip=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
   check "$NODE_NAME_K: InternalIP is its bridge address $NODE_IP" test "$ip" == "$NODE_IP"
+  hosts=$(grep -l "^\[host.\"http://$REGISTRY_ADDR\"\]$" "$CONTAINERD_DIR"/certs.d/*/hosts.toml 2>/dev/null | wc -l)
+  check "$NODE_NAME_K: containerd sends docker.io, localhost and $REGISTRY_ADDR to the registry ($hosts hosts.toml)" test "$hosts" == 3
 done
 "${K[@]}" create namespace "$NS" >/dev/null
 default_sa() { "${K[@]}" -n "$NS" get serviceaccount default >/dev/null 2>&1; }
