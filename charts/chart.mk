@@ -11,7 +11,8 @@ CRD_PLURALS := warmupruns warmuphistories
 # Images built by docker-build; the local cluster builds the same stages without Docker (make images).
 IMAGE_TAG ?= dev
 DOCKER ?= docker
-CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh
+CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh \
+	$(CHART_SCRIPTS)/chart-push.sh $(CHART_SCRIPTS)/e2e-oci-install.sh
 # Rounds of the webhook race test (issue 26). 5 in a row is its acceptance run:
 # `make e2e-webhook-race E2E_RACE_ROUNDS=5` on a running cluster. A round takes about 2 minutes on the
 # shared 2-core machine (most of it the operator stopped and started again), so make test runs 2.
@@ -75,6 +76,12 @@ test-chart: e2e-chart ## Cluster test of the chart on the running local cluster 
 e2e-chart: build chart-helm ## Install, check RBAC, upgrade and uninstall the chart on the running local cluster, with helm 3 and 4.
 	@$(MAKE) --no-print-directory chart-crd-check
 	HELM3=$(HELM3) HELM4=$(HELM4) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-chart.sh
+
+.PHONY: chart-push e2e-oci-install
+chart-push: chart-helm ## Package the chart (Chart.yaml's version) and push it to the running local cluster's OCI registry (CLUSTER_INSTANCE); prints its oci:// reference.
+	@HELM=$(HELM3) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/chart-push.sh
+e2e-oci-install: chart-helm ## On the running local cluster (CLUSTER_INSTANCE): install danki from its OCI registry as a user does, check the image digests and helm list, uninstall.
+	HELM=$(HELM3) KUBECTL=$(KUBECTL) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/e2e-oci-install.sh
 
 .PHONY: e2e-webhook
 e2e-webhook: build chart-helm ## Webhook mode on the running local cluster: no rollout on opt-in, gated scale-up, opt-out, webhook down, certificate renewal, mode switch.
