@@ -81,7 +81,7 @@ e2e-chart: build chart-helm ## Install, check RBAC, upgrade and uninstall the ch
 chart-push: chart-helm ## Package the chart (Chart.yaml's version) and push it to the running local cluster's OCI registry (CLUSTER_INSTANCE); prints its oci:// reference.
 	@HELM=$(HELM3) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/chart-push.sh
 e2e-oci-install: chart-helm ## On the running local cluster (CLUSTER_INSTANCE): install danki from its OCI registry as a user does, check the image digests and helm list, uninstall.
-	HELM=$(HELM3) KUBECTL=$(KUBECTL) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/e2e-oci-install.sh
+	VERSION=$(VERSION) HELM=$(HELM3) KUBECTL=$(KUBECTL) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/e2e-oci-install.sh
 
 .PHONY: e2e-webhook
 e2e-webhook: build chart-helm ## Webhook mode on the running local cluster: no rollout on opt-in, gated scale-up, opt-out, webhook down, certificate renewal, mode switch.

@@ -9,13 +9,17 @@
 # copy of the chart and image under another version left a pod of the old ReplicaSet running 2 min
 # later in 3 runs of 3, while the same upgrade by hand rolled cleanly; not understood yet.
 #
-# Env: HELM (default bin/helm3), KUBECTL (default bin/kubectl), CLUSTER_INSTANCE, TIMEOUT (s, default 300).
+# Env: VERSION (make passes it), HELM (default bin/helm3), KUBECTL (default bin/kubectl), CLUSTER_INSTANCE,
+#      TIMEOUT (s, default 300).
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -uo pipefail
 # shellcheck source=local-cluster/cluster-env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../local-cluster/cluster-env.sh"
 # shellcheck source=local-cluster/registry/digests.sh
 source "$LC_HOME/registry/digests.sh"
+# shellcheck source=charts/scripts/e2e-lib.sh
+source "$REPO/charts/scripts/e2e-lib.sh"
+E2E_NAME=e2e-oci-install
 HELM=${HELM:-$BIN/helm3}
 KUBECTL=${KUBECTL:-$BIN/kubectl}
 TIMEOUT=${TIMEOUT:-300}
@@ -23,19 +27,14 @@ NS=danki-oci-e2e
 REL=danki-oci
 K=("$KUBECTL" --kubeconfig "$KUBECONFIG_PATH" --request-timeout=20s)
 H=(--kubeconfig "$KUBECONFIG_PATH" --namespace "$NS")
-PASSED=0 FAILED=0
-pass() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
-
-version=$(sed -n 's/^version: *//p' "$REPO/charts/danki/Chart.yaml")
+version=${VERSION:?set by make to the version in Chart.yaml}
 cleanup() {
   "$HELM" uninstall "$REL" "${H[@]}" --wait --timeout 60s >/dev/null 2>&1 || true
   "${K[@]}" delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
-# chart VERSION: the chart version helm lists for the release
+# listed_chart: the chart, name-version, that helm lists for the release
 listed_chart() { "$HELM" list "${H[@]}" --filter "^$REL\$" -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["chart"])'; }
 # operator_images: "image imageID" of each running operator pod of the release
 operator_images() {
@@ -64,7 +63,7 @@ echo "==> 1. helm install $ref --version $version"
 if out=$("$HELM" install "$REL" "$ref" --version "$version" --plain-http "${H[@]}" --create-namespace \
   --set logging.format=text --wait --timeout "${TIMEOUT}s" 2>&1); then
   pass "installed from $ref"
-  check "helm list shows chart danki-$version" test "$(listed_chart)" == "danki-$version"
+  check "helm list shows chart danki-$version" same "$(listed_chart)" "danki-$version"
   check "the operator pods run danki/operator:$version pulled from the registry" pulled_from_registry "$version"
 else
   fail "helm install from $ref: $out"
