@@ -7,16 +7,26 @@
 # every line it prints is prefixed with the lane's name and the time. A lane that fails does not stop
 # the others (each one brings its own local-cluster instance down). Exits 1 if any lane failed.
 #
-# Why: make test's cluster suites run on separate local-cluster instances, and most of their time is
-# pods starting under their nodes' CPU budgets and waits on the control plane, not the host's CPU.
+# The last lines printed are a summary: each lane's exit status and time and, for a lane that failed,
+# its first failure lines. A CI log is often read from its tail only, and there a failed lane's own
+# lines lie minutes above, under the other lane's output and its cluster coming down.
+#
+# Why lanes: make test's cluster suites run on separate local-cluster instances, and most of their time
+# is pods starting under their nodes' CPU budgets and waits on the control plane, not the host's CPU.
 set -euo pipefail
 
 MAKE=${MAKE:-make}
+# Lines that mark a failure in what our suites print: e2e-lib.sh's "FAIL", Maven's "[ERROR]", make's
+# "***", JUnit's assertion messages, the demo's "FAILED:", a shell's "Error:".
+FAILURE_LINES=${LANES_FAILURE_LINES:-'(^| )FAIL( |$)|FAILED|\[ERROR\]|\*\*\*|AssertionFailedError|[Ee]rror:'}
+SUMMARY_LINES_PER_LANE=${LANES_SUMMARY_LINES:-8}
 ((${#@})) || { echo "usage: $0 'name: target...' ..." >&2; exit 2; }
 
-pids=()
+logs=$(mktemp -d)
+pids=() names=()
 # Every lane runs in this process group; an interrupt stops them all, as it would one make.
 trap 'trap - INT TERM; kill 0' INT TERM
+trap 'rm -rf "$logs"' EXIT
 for lane in "$@"; do
   name=${lane%%:*}
   read -r -a targets <<<"${lane#*:}"
@@ -25,14 +35,24 @@ for lane in "$@"; do
     start=$SECONDS
     set +e
     "$MAKE" --no-print-directory "${targets[@]}" 2>&1 |
-      while IFS= read -r line; do printf '[%s %(%H:%M:%S)T] %s\n' "$name" -1 "$line"; done
+      while IFS= read -r line; do printf '[%s %(%H:%M:%S)T] %s\n' "$name" -1 "$line"; done |
+      tee "$logs/$name.log"
     rc=${PIPESTATUS[0]}
-    echo "==> lane $name (${targets[*]}): exit $rc after $((SECONDS - start)) s"
+    result="lane $name (${targets[*]}): exit $rc after $((SECONDS - start)) s"
+    echo "$result" >"$logs/$name.result"
+    echo "==> $result"
     exit "$rc"
   ) &
-  pids+=($!)
+  pids+=($!) names+=("$name")
 done
 
-rc=0
-for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+rc=0 failed=()
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || { rc=1; failed+=("${names[$i]}"); }; done
+
+echo "==> lanes summary"
+for name in "${names[@]}"; do echo "    $(cat "$logs/$name.result" 2>/dev/null || echo "lane $name: no result")"; done
+for name in "${failed[@]}"; do
+  echo "==> lane $name failed; its first failure lines (the whole lane is above, prefixed [$name ...]):"
+  grep -E -- "$FAILURE_LINES" "$logs/$name.log" | head -n "$SUMMARY_LINES_PER_LANE" | sed 's/^/    /' || true
+done
 exit $rc
