@@ -104,8 +104,8 @@ lint-version: ## Check Chart.yaml's version and appVersion, the POM's danki.vers
 # actionlint runs shellcheck on the workflows' run: blocks (it finds it on PATH).
 .PHONY: lint-workflows
 lint: lint-workflows
-lint-workflows: tool-actionlint tool-shellcheck ## actionlint on .github/workflows/ (ci.yml, release.yml), their run: blocks through shellcheck.
-	cd $(REPO) && $(ACTIONLINT) .github/workflows/ci.yml .github/workflows/release.yml
+lint-workflows: tool-actionlint tool-shellcheck ## actionlint on .github/workflows/ (ci.yml, release.yml), their run: blocks through shellcheck; then broken copies must fail it.
+	@$(REPO)/tools/lint-workflows.sh $(ACTIONLINT)
 
 .PHONY: lint-tools
 lint: lint-tools
@@ -143,7 +143,7 @@ test-clusters: build tools images chart-helm tool-jq ## The cluster suites: test
 test-it: ## Tests against a real kube-apiserver and real PostgreSQL (*IT).
 test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pods and real k6.
 	@$(MAKE) --no-print-directory cluster-up
-	@rc=0; $(MAKE) --no-print-directory e2e-suites || rc=$$?; \
+	@rc=0; $(MAKE) --no-print-directory e2e-suites E2E_CHART_HELMS=helm4 || rc=$$?; \
 	  $(MAKE) --no-print-directory cluster-down; exit $$rc
 
 include local-cluster/cluster.mk

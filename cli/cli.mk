@@ -38,7 +38,7 @@ e2e-suites: runbook-check
 .PHONY: runbook-check
 runbook-check: cli build chart-helm ## Run the commands of docs/runbook-pre-exam-scale-up.md against the running local cluster (KUBECONFIG).
 	@test -f "$$KUBECONFIG" || { echo "runbook-check: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
-	REPO=$(REPO) KUBECTL=$(KUBECTL) HELM=$(HELM3) KUBECONFIG=$(KUBECONFIG) $(CLI_DIR)/e2e/runbook-check.sh
+	REPO=$(REPO) VERSION=$(VERSION) KUBECTL=$(KUBECTL) HELM=$(HELM3) KUBECONFIG=$(KUBECONFIG) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CLI_DIR)/e2e/runbook-check.sh
 
 lint: lint-cli-scripts
 .PHONY: lint-cli-scripts

@@ -4,7 +4,7 @@
 
 .PHONY: demo
 demo: ## Build, start the local cluster, install danki, scale a warmed and a cold Deployment 1->4, compare; writes demo-report.html (KEEP=1 keeps it running).
-	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) $(REPO)/demo/run-demo.sh
+	@REPO=$(REPO) VERSION=$(VERSION) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) $(REPO)/demo/run-demo.sh
 
 .PHONY: demo-report
 demo-report: ## Re-render demo-report.html from the last demo run's data in .work/demo.

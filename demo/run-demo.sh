@@ -10,10 +10,10 @@
 #      CLUSTER_INSTANCE (local cluster instance, default 0), SKIP_BUILD=1 skips step 1;
 #      CLUSTER_NODES (3), NODE_CPU (500m) shape the real kubelet's nodes, which run the images built
 #      from the Dockerfile (make images).
-# Set by the Makefile: REPO, KUBECTL, K6, HELM, MAKE.
+# Set by the Makefile: REPO, VERSION (the chart's), KUBECTL, K6, HELM, MAKE.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-: "${K6:?}" "${HELM:?}" "${MAKE:=make}"
+: "${K6:?}" "${HELM:?}" "${VERSION:?the chart version; make demo passes it}" "${MAKE:=make}"
 
 NS=danki-demo OPERATOR_NS=danki-system RELEASE=danki
 REPLICAS=${DEMO_REPLICAS:-4} WARM_TIMEOUT=${DEMO_WARM_TIMEOUT:-600} POLL_S=2
@@ -76,10 +76,15 @@ ensure_cluster
 if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
   info "release $RELEASE already installed in $OPERATOR_NS: using it"
 else
+  # As a user installs a release: the chart packaged and pushed to an OCI registry (here the local
+  # cluster's, where make images pushed the images), then installed from it by version.
+  chart_ref=$(HELM=$HELM "$REPO/charts/scripts/chart-push.sh" | tail -n 1) ||
+    die "could not push the chart to the local cluster's registry (charts/scripts/chart-push.sh)"
+  info "chart $VERSION pushed to $chart_ref; installing it as the README's quick start does"
   # webhook mode, the chart's default: opting in rolls nothing
   INSTALLED_CHART=1  # set first, so a half-installed release is uninstalled too
-  watch_pods "$OPERATOR_NS" "helm install" "$HELM" install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" \
-    --create-namespace --set image.tag=dev --wait --timeout 180s
+  watch_pods "$OPERATOR_NS" "helm install" "$HELM" install "$RELEASE" "$chart_ref" --version "$VERSION" --plain-http \
+    -n "$OPERATOR_NS" --create-namespace --wait --timeout 180s
 fi
 wait_for 30 "the WarmupRun CRD" $K wait --for=condition=Established crd/warmupruns.danki.dev --timeout=5s
 $K -n "$OPERATOR_NS" get pods -o wide

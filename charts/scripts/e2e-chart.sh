@@ -5,7 +5,7 @@
 # uninstall leave nothing behind but the CRD?
 #
 # Per helm, in namespaces of its own (danki-e2e-<h>, -app, -other), deleted at the end:
-#   1. helm install, image tag dev, namespaced mode watching -app; both replicas available;
+#   1. helm install from the OCI registry, image tag dev, namespaced mode watching -app; both replicas available;
 #      the Lease is held by one of the chart's pods, which run as the chart's ServiceAccount.
 #   2. `kubectl auth can-i --list` for the ServiceAccount in -app, the release namespace and
 #      -other equals the expected list exactly (an added rule fails), plus explicit negatives.
@@ -19,7 +19,9 @@
 #      that was left opted in (-app).
 #
 # Env: KUBECTL, HELM3, HELM4 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
-#      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 300).
+#      IMAGE_TAG (default dev), E2E_CHART_HELMS (default "helm3 helm4"), E2E_CHART_TIMEOUT (s, default 300),
+#      VERSION (the chart's; make passes it), CLUSTER_INSTANCE (whose registry), E2E_CHART_SOURCE
+#      (registry, the default: chart-push.sh, then oci://; tree: charts/danki).
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -euo pipefail
 
@@ -34,7 +36,9 @@ HELM4="${HELM4:-$REPO/bin/helm4}"
 export KUBECONFIG="${KUBECONFIG:-$REPO/.cluster/admin.kubeconfig}"
 IMAGE_TAG="${IMAGE_TAG:-dev}"
 TIMEOUT="${E2E_CHART_TIMEOUT:-300}"
-CHART="$REPO/charts/danki"
+# The chart as a user installs a release: from the local cluster's OCI registry (main pushes it);
+# E2E_CHART_SOURCE=tree installs the working tree's charts/danki instead.
+CHART=("$REPO/charts/danki")
 LEASE=danki-operator
 
 
@@ -255,14 +259,14 @@ run_suite() {
 
   # 0. a typo fails the install, naming the key (helm 4 applies crds/ before it checks values)
   local typo
-  if typo=$("$helm" install "$rel" "$CHART" -n "$ns" "${crd_flags[@]}" --set replicaCont=3 2>&1); then
+  if typo=$("$helm" install "$rel" "${CHART[@]}" -n "$ns" "${crd_flags[@]}" --set replicaCont=3 2>&1); then
     fail "$short: helm install with a typo (replicaCont) must fail"; "$helm" uninstall "$rel" -n "$ns" >/dev/null 2>&1 || true
   elif grep -q replicaCont <<<"$typo" && ! "$helm" status "$rel" -n "$ns" >/dev/null 2>&1; then
     pass "$short: helm install with a typo fails, naming replicaCont, and installs no release"
   else fail "$short: helm install with a typo fails, naming replicaCont, and installs no release: $typo"; fi
 
   # 1. install, namespaced mode
-  if "$helm" install "$rel" "$CHART" --create-namespace "${common[@]}" "${crd_flags[@]}" --set "watchNamespaces={$app}" >/dev/null; then
+  if "$helm" install "$rel" "${CHART[@]}" --create-namespace "${common[@]}" "${crd_flags[@]}" --set "watchNamespaces={$app}" >/dev/null; then
     pass "$short: helm install (watching $app)"
   else fail "$short: helm install (watching $app)"; kc -n "$ns" get pods -o wide || true; return; fi
   local notes
@@ -325,7 +329,7 @@ run_suite() {
 
   # 3b. runner pods: their rights exist only while runner.enabled, and never reach Secrets
   mapfile -t runner < <(watch_and_runner_rules)
-  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app}" --set runner.enabled=true >/dev/null; then
+  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app}" --set runner.enabled=true >/dev/null; then
     pass "$short: helm upgrade with runner.enabled"
   else fail "$short: helm upgrade with runner.enabled"; fi
   expect_rules "$short: runner.enabled, can-i --list in $app is the baseline plus the watch and runner rules" \
@@ -335,7 +339,7 @@ run_suite() {
   denied "$other" "$ns" "$sa" create pods
 
   # 4. upgrades: a second namespace, back again, then cluster-wide with no replicas
-  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app,$other}" >/dev/null; then
+  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app,$other}" >/dev/null; then
     pass "$short: helm upgrade to watch $app and $other"
   else fail "$short: helm upgrade to watch $app and $other"; fi
   expect_rules "$short: after upgrade, can-i --list in $other has the watch rules" "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
@@ -343,14 +347,14 @@ run_suite() {
     "$app" "$ns" "$sa" "$baseline" "${watch[@]}"
   check "$short: after upgrade, the operator restarted with both namespaces" \
     wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s
-  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then
+  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app}" >/dev/null; then
     pass "$short: helm upgrade back to $app only"
   else fail "$short: helm upgrade back to $app only"; fi
   check "$short: the Role and RoleBinding in $other are gone" \
     bash -c "[[ -z \$('$KUBECTL' -n '$other' get roles,rolebindings -l app.kubernetes.io/instance=$rel -o name) ]]"
   expect_rules "$short: can-i --list in $other is the baseline again" "$other" "$ns" "$sa" "$baseline"
   # Cluster-wide mode: the operator warms in a namespace where only the ClusterRole lets it in.
-  if "$helm" upgrade "$rel" "$CHART" "${common[@]}" --set-json 'watchNamespaces=[]' >/dev/null; then
+  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set-json 'watchNamespaces=[]' >/dev/null; then
     pass "$short: helm upgrade to cluster-wide mode"
   else fail "$short: helm upgrade to cluster-wide mode"; fi
   expect_rules "$short: cluster-wide, can-i --list in $other is the baseline plus the watch rules" \
@@ -415,7 +419,12 @@ run_suite() {
 
 main() {
   preflight
-  local h
+  local h ref
+  if [[ ${E2E_CHART_SOURCE:-registry} == registry ]]; then
+    ref=$(HELM=$HELM3 "$REPO/charts/scripts/chart-push.sh" | tail -n 1) || die "charts/scripts/chart-push.sh failed"
+    CHART=("$ref" --version "${VERSION:?make passes the chart version}" --plain-http)
+  fi
+  echo "== installing ${CHART[*]}"
   for h in ${E2E_CHART_HELMS:-helm3 helm4}; do
     case $h in
       helm3) [[ -x $HELM3 ]] || die "$HELM3 missing; run 'make tool-helm'"; run_suite "$HELM3" h3 ;;

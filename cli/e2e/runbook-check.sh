@@ -11,10 +11,11 @@
 # the prewarm said GO, every replica is ready, the Service has that many ready endpoints, every pod
 # is WarmedUp, no pod was admitted ungated.
 #
-# Env (set by the Makefile): REPO, KUBECTL, HELM, KUBECONFIG; bin/ holds danki and kubectl.
+# Env (set by the Makefile): REPO, VERSION (the chart's), KUBECTL, HELM, KUBECONFIG, CLUSTER_INSTANCE;
+# bin/ holds danki and kubectl.
 # Bounded: every wait has a deadline; the namespaces and the release are removed at the end.
 set -euo pipefail
-: "${REPO:?}" "${KUBECTL:?}" "${HELM:?}" "${KUBECONFIG:?}"
+: "${REPO:?}" "${VERSION:?}" "${KUBECTL:?}" "${HELM:?}" "${KUBECONFIG:?}"
 K=$KUBECTL
 DOC=$REPO/docs/runbook-pre-exam-scale-up.md
 OUT=$REPO/cli/target/runbook-check
@@ -45,7 +46,9 @@ blocks() {
 
 say "installing danki (webhook mode) in $DANKI_NS and the exam service in $APP_NS"
 "$HELM" uninstall danki -n "$DANKI_NS" --wait --timeout 60s >/dev/null 2>&1 || true
-"$HELM" install danki "$REPO/charts/danki" -n "$DANKI_NS" --create-namespace --set image.tag=dev \
+# from the local cluster's OCI registry, as a user installs a release
+chart_ref=$(HELM=$HELM "$REPO/charts/scripts/chart-push.sh" | tail -n 1) || fail "charts/scripts/chart-push.sh failed"
+"$HELM" install danki "$chart_ref" --version "$VERSION" --plain-http -n "$DANKI_NS" --create-namespace \
   --set concurrency=4 --wait --timeout 180s >/dev/null
 $K create namespace "$APP_NS" >/dev/null
 $K -n "$APP_NS" apply -f - >/dev/null <<'YAML'

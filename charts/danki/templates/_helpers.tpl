@@ -42,13 +42,29 @@ app.kubernetes.io/component: operator
 {{- end }}
 {{- end }}
 
-{{/* The operator image: repository, then @digest if set, else :tag (default: the chart's appVersion). */}}
-{{- define "danki.image" -}}
-{{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{/* A repository of danki's, behind image.registry when that is set. Takes (list $ repository). */}}
+{{- define "danki.repository" -}}
+{{- $root := index . 0 }}{{ $repository := index . 1 }}
+{{- if $root.Values.image.registry }}
+{{- printf "%s/%s" $root.Values.image.registry $repository }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- $repository }}
 {{- end }}
+{{- end }}
+
+{{/* The operator image: registry and repository, then @digest if set, else :tag (default: the chart's appVersion). */}}
+{{- define "danki.image" -}}
+{{- $repository := include "danki.repository" (list . .Values.image.repository) }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The runner image: registry and repository, then :tag (default: the chart's appVersion). */}}
+{{- define "danki.runnerImage" -}}
+{{- printf "%s:%s" (include "danki.repository" (list . .Values.runner.image.repository)) (default .Chart.AppVersion .Values.runner.image.tag) }}
 {{- end }}
 
 {{/* The watched namespaces as the operator reads them: a comma list, empty for all. */}}

@@ -321,6 +321,16 @@ def test_runner(helm):
     (dep,) = find(docs, "Deployment")
     env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
     check("runner off by default: no runner image for the operator", "DANKI_RUNNER_IMAGE" not in env, env)
+    code, docs, err = render(helm, "--set", "runner.enabled=true", "--set", "image.registry=mirror.example:5000/danki-mirror")
+    check("image.registry renders", code == 0, err)
+    if code != 0:
+        return
+    (dep,) = find(docs, "Deployment")
+    c = dep["spec"]["template"]["spec"]["containers"][0]
+    images = (c["image"], env_of(c).get("DANKI_RUNNER_IMAGE"))
+    check("image.registry goes in front of both images", images == (
+        f"mirror.example:5000/danki-mirror/danki/operator:{APP_VERSION}",
+        f"mirror.example:5000/danki-mirror/danki/k6-runner:{APP_VERSION}"), images)
 
 
 def test_history_off(helm):
@@ -340,6 +350,8 @@ def test_rejected(helm):
     cases = [
         ("a top-level typo", ["--set", "replicaCont=3"], "replicaCont"),
         ("a nested typo", ["--set", "image.tg=1.0"], "tg"),
+        ("a registry with a scheme", ["--set", "image.registry=https://mirror.example"], "registry"),
+        ("a registry with a trailing slash", ["--set", "image.registry=mirror.example/"], "registry"),
         ("a typo in a security context", ["--set", "containerSecurityContext.readOnlyRootFilesytem=false"],
          "readOnlyRootFilesytem"),
         ("an unknown failure policy", ["--set", "defaultFailurePolicy=maybe"], "defaultFailurePolicy"),
