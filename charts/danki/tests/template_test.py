@@ -9,8 +9,10 @@ Usage: template_test.py HELM [HELM...]   (each helm binary runs every case; helm
 Prints one line per check and ends with 'N passed, N failed'; exits 1 on any failure.
 """
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 try:
@@ -434,6 +436,38 @@ def test_schema():
           set(values) ^ (set(schema["properties"]) - {"global"}))
 
 
+def render_notes(helm, *args):
+    """NOTES.txt as `helm install` prints it. `helm template` leaves NOTES out and a client-only
+    `helm install --dry-run` still asks a cluster, so a copy of the chart renders it with tpl."""
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = Path(tmp) / "danki"
+        shutil.copytree(CHART, chart)
+        shutil.copy(chart / "templates" / "NOTES.txt", chart / "notes-source.txt")
+        (chart / "templates" / "notes-render.yaml").write_text('notes: {{ tpl (.Files.Get "notes-source.txt") . | toJson }}\n')
+        proc = subprocess.run([helm, "template", RELEASE, str(chart), "--namespace", NAMESPACE,
+                               "--show-only", "templates/notes-render.yaml", *args],
+                              capture_output=True, text=True, timeout=120)
+    return yaml.safe_load(proc.stdout)["notes"] if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr}"
+
+
+def test_notes(helm):
+    webhook = render_notes(helm)
+    check("NOTES in webhook mode: opting in rolls nothing, and opting out before uninstalling covers namespaces",
+          "rolls\nnothing" in webhook and "rolls the Deployment once" not in webhook
+          and "kubectl label namespace <namespace> danki.dev/warmup-" in webhook
+          and "rollout status deployment/<name>" not in webhook, webhook)
+    template = render_notes(helm, "--set", "gateInjection=template")
+    check("NOTES in template mode: opting in rolls the Deployment once, opting out waits for its rollout",
+          "rolls the Deployment once" in template and "rollout status deployment/<name>" in template
+          and "kubectl label namespace" not in template, template)
+    for mode, notes in (("webhook", webhook), ("template", template)):
+        check(f"NOTES in {mode} mode: how to opt in, watch, list what is opted in, and that Helm keeps the CRDs",
+              all(line in notes for line in (
+                  "kubectl annotate deployment <name> danki.dev/warmup=enabled", "kubectl get warmupruns -w",
+                  "annotate deployment <name> danki.dev/warmup-", "danki\\.dev/warmup==\"enabled\"",
+                  "kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev")), notes)
+
+
 def main(helms):
     if not helms:
         sys.exit("usage: template_test.py HELM [HELM...]")
@@ -448,6 +482,7 @@ def main(helms):
         test_history_off(helm)
         test_rejected(helm)
         test_options(helm)
+        test_notes(helm)
     print(f"{results['passed']} passed, {results['failed']} failed")
     sys.exit(1 if results["failed"] else 0)
 
