@@ -27,6 +27,9 @@ export ACTIONLINT_VERSION := v1.7.12
 # CNCF Distribution's registry: each local-cluster instance serves its images with one (issue 30).
 # Not REGISTRY_VERSION: the registry reads every REGISTRY_* variable as a setting of its config.
 export DISTRIBUTION_VERSION := v3.1.2
+# Anchore's syft: make sbom writes an SPDX JSON SBOM of each image built here, as the release
+# pipeline's buildx does on GitHub (issue 30).
+export SYFT_VERSION := v1.57.1
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm
@@ -56,9 +59,9 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s kubelet k6 helm registry actionlint
+	@tools/build-tools.sh etcd k8s kubelet k6 helm registry actionlint syft
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint tool-syft
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
@@ -71,6 +74,8 @@ tool-registry: ## Build the pinned OCI registry (CNCF Distribution) that serves 
 	@tools/build-tools.sh registry
 tool-actionlint: ## Build the pinned actionlint (make lint-workflows).
 	@tools/build-tools.sh actionlint
+tool-syft: ## Build the pinned syft (make sbom).
+	@tools/build-tools.sh syft
 
 ##@ Build
 

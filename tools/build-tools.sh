@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
-# control-plane binaries, the kubelet, the OCI registry and actionlint) from source through the Go module proxy only:
+# control-plane binaries, the kubelet, the OCI registry, actionlint and syft) from source through the Go module proxy only:
 # no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|registry|actionlint|all]...   (default: all)
+# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|registry|actionlint|syft|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -14,12 +14,14 @@
 # this order: k6 128 s, helm3+helm4 356 s, etcd 32 s, the five k8s binaries 635 s
 # (~19 min total, another job was using CPU too). Disk: ~6 GB GOCACHE + ~2 GB
 # module cache. Peak RSS of one go build step ~2.6 GB. The registry: 5 min 19 s (niced, beside a
-# Maven build, load 8 to 12; its modules downloaded beforehand).
+# Maven build, load 8 to 12; its modules downloaded beforehand). syft v1.57.1: 5 min 59 s niced with a
+# GOCACHE of its own, empty (load 5 to 17; its modules downloaded beforehand, 58 s), 1.1 GB of cache,
+# peak RSS 1.3 GB.
 set -euo pipefail
 
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
-: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${DISTRIBUTION_VERSION:?}" "${ACTIONLINT_VERSION:?}"
+: "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${DISTRIBUTION_VERSION:?}" "${ACTIONLINT_VERSION:?}" "${SYFT_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
@@ -64,6 +66,17 @@ build_registry() {
   GOBIN="$BIN" go install -trimpath \
     -ldflags="-s -w -X $pkg/version.version=$DISTRIBUTION_VERSION -X $pkg/version.mainpkg=$pkg" \
     "$pkg/cmd/registry@$DISTRIBUTION_VERSION"
+}
+
+# syft (make sbom). Its go.mod has no replace directives, so plain `go install` works. The -X flag and
+# the tags are its .goreleaser.yaml's: without the flag `syft version` says "[not provided]"; the
+# release passes the version without its "v".
+build_syft() {
+  if has_version syft "${SYFT_VERSION#v}" version; then log "syft $SYFT_VERSION present"; return; fi
+  log "building syft $SYFT_VERSION"
+  GOBIN="$BIN" go install -trimpath -tags containers_image_openpgp,exclude_graphdriver_btrfs \
+    -ldflags="-s -w -X main.version=${SYFT_VERSION#v}" \
+    "github.com/anchore/syft/cmd/syft@$SYFT_VERSION"
 }
 
 # helm 3 and 4 have no replace directives: plain `go install` works. Both
@@ -170,8 +183,8 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    registry) build_registry ;; actionlint) build_actionlint ;;
-    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_registry; build_actionlint ;;
-    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|actionlint|all)" >&2; exit 2 ;;
+    registry) build_registry ;; actionlint) build_actionlint ;; syft) build_syft ;;
+    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_registry; build_actionlint; build_syft ;;
+    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|actionlint|syft|all)" >&2; exit 2 ;;
   esac
 done

@@ -4,12 +4,15 @@
 # (local-cluster/registry/push.sh). Included by the top-level Makefile after bench/bench.mk, which
 # builds spring-shop's jar. `make test` runs test-images, so the Dockerfile cannot drift from the
 # images the tests run. See docs/local-cluster-real-kubelet.md, "Images, from a local registry".
+# `make sbom` writes an SBOM of each (sbom.sh), which test-images checks (sbom_check.py).
 
 IMAGES_JARS := operator/target/operator-all.jar sample-service/target/sample-service-all.jar $(SPRING_SHOP_JAR)
 
 ##@ Images
 
-.PHONY: image-deps images test-images
+SBOM_DIR := $(REPO)/.build/sbom
+
+.PHONY: image-deps images sbom test-images
 image-deps: ## Install the image tools with apt, pinned: umoci, skopeo, busybox-static (part of node-deps).
 	@$(LOCAL_CLUSTER)/kubelet/node-deps.sh images
 
@@ -23,6 +26,17 @@ images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki
 	  REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$$i CLUSTER_DIR=$$dir $(LOCAL_CLUSTER)/registry/push.sh --if-running; \
 	done
 
-test-images: images ## Each image against its Dockerfile stage (user, entrypoint, env, workdir, labels, files), after the check's own unit tests (part of make test).
+sbom: images tool-syft ## Write an SPDX JSON SBOM of each image built here to .build/sbom/<image>.spdx.json with syft (skips those newer than their image).
+	@REPO=$(REPO) BIN=$(BIN) SBOM_DIR=$(SBOM_DIR) $(LOCAL_CLUSTER)/kubelet/sbom.sh
+
+# The SBOM check compares with what Maven resolves for the fat jars in the operator and sample-service
+# images, written to each module's target/runtime-dependencies.txt.
+test-images: images sbom ## Each image against its Dockerfile stage (user, entrypoint, env, workdir, labels, files) and its SBOM against Maven's dependencies and K6_VERSION, after the checks' own tests (part of make test).
 	@python3 $(LOCAL_CLUSTER)/kubelet/dockerfile_stage_test.py
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
+	@python3 $(LOCAL_CLUSTER)/kubelet/sbom_check.py --self-test
+	@$(MVN) -q dependency:list -pl operator,sample-service -DincludeScope=runtime \
+	  -DoutputAbsoluteArtifactFilename=true -DoutputFile=target/runtime-dependencies.txt -DappendOutput=false
+	@python3 $(LOCAL_CLUSTER)/kubelet/sbom_check.py $(SBOM_DIR) --k6-version $(K6_VERSION) \
+	  --maven operator=$(REPO)/operator/target/runtime-dependencies.txt \
+	  --maven sample-service=$(REPO)/sample-service/target/runtime-dependencies.txt
