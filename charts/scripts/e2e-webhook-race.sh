@@ -29,7 +29,8 @@
 #
 # Env: KUBECTL, HELM3 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
 #      IMAGE_TAG (default dev), E2E_WEBHOOK_TIMEOUT (s, default 180), E2E_RACE_ROUNDS (default 5),
-#      E2E_RACE_BURST (Deployments per burst, default 30), E2E_RACE_SPACING (s between creates, default 0.2).
+#      E2E_RACE_BURST (Deployments per burst, default 30), E2E_RACE_SPACING (s between creates, default 0.2),
+#      E2E_RACE_WEBHOOK_TIMEOUT (the chart's webhook.timeoutSeconds, default 10 as the chart's).
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -euo pipefail
 
@@ -45,6 +46,8 @@ TIMEOUT="${E2E_WEBHOOK_TIMEOUT:-180}"
 ROUNDS="${E2E_RACE_ROUNDS:-5}"
 BURST="${E2E_RACE_BURST:-30}"
 SPACING="${E2E_RACE_SPACING:-0.2}"
+# The chart's webhook.timeoutSeconds; the webhook reads past its cache within half of it.
+WEBHOOK_TIMEOUT="${E2E_RACE_WEBHOOK_TIMEOUT:-10}"
 CHART="$REPO/charts/danki"
 REL=danki-race
 NS=danki-race
@@ -193,8 +196,15 @@ judge_gates() {
     fail "$phase$round: $m of $n pods admitted without $GATE or the label:"
     while read -r name _ _ _ app created; do
       [[ -n $name ]] && echo "     $name: created $created, its Deployment $app created $(kn "$(ns_of "$log")" get deploy "$app" -o jsonpath='{.metadata.creationTimestamp}' 2>/dev/null)"
+      [[ -n $name ]] && webhook_said "$app"
     done <<<"$ungated"
   fi
+}
+# webhook_said DEPLOYMENT: what the operator replicas logged about it (a read past the cache that
+# failed or ran out of its budget says so), so a failure shows why the webhook let its pod through
+webhook_said() {
+  kc -n "$NS" logs -l "app.kubernetes.io/instance=$REL" --prefix --tail=-1 2>/dev/null |
+    grep -F "deployment=\"$1\"" | head -n 5 | cut -c1-400 | sed 's/^/       webhook: /' || true
 }
 ns_of() { basename "$1" .watch; } # the watch logs are named WORK/<namespace>.watch
 
@@ -231,7 +241,7 @@ helm_install() {
   # watchNamespaces as by default (empty): every namespace, so that phase b's brand-new one is watched
   "$HELM3" upgrade --install "$REL" "$CHART" --namespace "$NS" --create-namespace "${crd_flags[@]}" \
     --set "image.tag=$IMAGE_TAG" --set "leaderElection.leaseName=$LEASE" --set logging.format=text \
-    --wait --timeout "${TIMEOUT}s" >/dev/null
+    --set "webhook.timeoutSeconds=$WEBHOOK_TIMEOUT" --wait --timeout "${TIMEOUT}s" >/dev/null
 }
 
 # the namespaces this script made or may have made (also an earlier run's, killed before its cleanup)
