@@ -7,7 +7,7 @@ PYTHON ?= python3
 SHELLCHECK ?= shellcheck
 # The CRDs as the operator's build generates them (fabric8 crd-generator); the chart keeps copies.
 GENERATED_CRDS := $(REPO)/operator/target/classes/META-INF/fabric8
-CRD_PLURALS := warmupruns warmuphistories
+CRD_PLURALS := warmupruns warmuphistories aotcaches
 # Images built by docker-build; the local cluster builds the same stages without Docker (make images).
 IMAGE_TAG ?= dev
 DOCKER ?= docker

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements
 import java.io.File
 import java.lang.management.ManagementFactory
 import java.net.InetAddress
+import java.time.Duration
 
 /**
  * Reads [OperatorConfig] from environment variables, collecting every problem before failing,
@@ -64,6 +65,7 @@ class ConfigLoader(
                     WebhookSettingsLoader(::value, problems)
                         .takeIf { injection == GateInjection.WEBHOOK }
                         ?.load(defaultLeaseNamespace()),
+                aot = aot(injection),
             )
         checkLogLevel()
         if (problems.isNotEmpty()) throw ConfigException(problems.toList())
@@ -125,6 +127,32 @@ class ConfigLoader(
             problems += "DANKI_RUNNER_RESOURCES=$raw: expected container resources as JSON, e.g. $example"
         }
         return raw
+    }
+
+    /** `DANKI_AOT_*`: on only with the webhook and the runner image, whose containers seal and check caches. */
+    private fun aot(injection: GateInjection): AotSettings? {
+        if (!bool("DANKI_AOT_ENABLED", false)) return null
+        if (injection != GateInjection.WEBHOOK) {
+            problems += "DANKI_AOT_ENABLED=true needs DANKI_GATE_INJECTION=webhook: caches are given to pods at admission"
+        }
+        if (value("DANKI_RUNNER_IMAGE") == null) {
+            problems += "DANKI_AOT_ENABLED=true needs DANKI_RUNNER_IMAGE: danki's image seals and checks each cache"
+        }
+        val modes = value("DANKI_AOT_ACCESS_MODES")?.split(',')?.map { it.trim() }?.filter { it.isNotEmpty() }
+        modes?.filterNot { it in AotSettings.ACCESS_MODES }?.forEach {
+            problems += "DANKI_AOT_ACCESS_MODES: $it is not one of ${AotSettings.ACCESS_MODES.joinToString(", ")}"
+        }
+        val size = value("DANKI_AOT_STORAGE_SIZE")
+        if (size != null && !QUANTITY.matches(size)) {
+            problems += "DANKI_AOT_STORAGE_SIZE=$size: expected a storage quantity, e.g. 1Gi"
+        }
+        val minutes = int("DANKI_AOT_TRAINING_TIMEOUT_MINUTES", DEFAULT_TRAINING_MINUTES, 1..MAX_TRAINING_MINUTES)
+        return AotSettings(
+            storageClassName = value("DANKI_AOT_STORAGE_CLASS")?.let { dnsName("DANKI_AOT_STORAGE_CLASS", it) },
+            accessModes = modes?.takeIf { it.isNotEmpty() } ?: listOf(AotSettings.DEFAULT_ACCESS_MODE),
+            storageSize = size ?: AotSettings.DEFAULT_SIZE,
+            trainingTimeout = Duration.ofMinutes(minutes.toLong()),
+        )
     }
 
     private fun bool(name: String, default: Boolean): Boolean =
@@ -217,5 +245,10 @@ class ConfigLoader(
         private val LOG_LEVELS = listOf("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF")
         private val DNS_LABEL = Regex("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
         private val DNS_SUBDOMAIN = Regex("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+
+        /** A storage size as a claim states it: a whole number with a binary or decimal suffix. */
+        private val QUANTITY = Regex("[1-9][0-9]{0,8}(Ki|Mi|Gi|Ti|k|M|G|T)?")
+        const val DEFAULT_TRAINING_MINUTES = 15
+        const val MAX_TRAINING_MINUTES = 120
     }
 }

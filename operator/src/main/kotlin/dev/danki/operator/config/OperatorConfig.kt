@@ -55,6 +55,8 @@ data class OperatorConfig(
     val ungatedPods: UngatedPods = UngatedPods.REPLACE,
     /** The admission webhook's settings; set exactly when [gateInjection] is `WEBHOOK`. */
     val webhook: WebhookSettings? = null,
+    /** JDK AOT caches (`aotCache.enabled`); null: off. */
+    val aot: AotSettings? = null,
 ) {
     /** Output format of the logs. */
     enum class LogFormat { JSON, TEXT }

@@ -23,10 +23,15 @@ import java.time.Instant
  */
 class Caches(
     namespaceOptIn: Boolean = false,
+    /** AOT caches are trained (`aotCache.enabled`): their CRD is installed and readable. */
+    aot: Boolean = false,
 ) {
     val pods = Cache<Pod>("Pods")
     val deployments = Cache<Deployment>("Deployments")
     val runs = Cache<WarmupRun>("WarmupRuns")
+
+    /** The Deployments' AOT caches (named as their Deployment), which the webhook gives new pods. */
+    val aotCaches: Cache<AotCache>? = if (aot) Cache("AotCaches") else null
 
     /** Namespaces, for their opt-in label; cluster-scoped, null when not needed. */
     val namespaces: Cache<Namespace>? = if (namespaceOptIn) Cache("Namespaces") else null
@@ -52,6 +57,11 @@ class Caches(
             secondary(context, WarmupRun::class.java, "warmupruns") { run ->
                 setOfNotNull(run.spec?.podName?.let { ResourceID(it, run.metadata.namespace) })
             }
+        // read by the webhook and the training; a change concerns no pod's reconcile
+        val aotSource =
+            aotCaches?.let { cache ->
+                secondary(context, AotCache::class.java, "aotcaches") { emptySet() }.also(cache::bind)
+            }
         deployments.bind(deploymentSource)
         runs.bind(runSource)
         runs.addIndex(
@@ -64,7 +74,7 @@ class Caches(
                     ids(pods.list(n.metadata.name))
                 }.also(cache::bind)
             }
-        return listOfNotNull(deploymentSource, runSource, namespaceSource)
+        return listOfNotNull(deploymentSource, runSource, aotSource, namespaceSource)
     }
 
     /** Every cache has listed its objects once: what `/readyz` reports. */
@@ -113,7 +123,7 @@ class Caches(
 
     fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, ObjectKeys.of(namespace, pod))
 
-    private fun all(): List<Cache<out HasMetadata>> = listOfNotNull(pods, deployments, runs, namespaces)
+    private fun all(): List<Cache<out HasMetadata>> = listOfNotNull(pods, deployments, runs, aotCaches, namespaces)
 
     companion object {
         const val BY_DEPLOYMENT = "deployment"

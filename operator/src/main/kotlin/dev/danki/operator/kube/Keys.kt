@@ -20,6 +20,7 @@ object Keys {
     const val API_VERSION = "$GROUP/$VERSION"
     const val RUN_KIND = "WarmupRun"
     const val HISTORY_KIND = "WarmupHistory"
+    const val AOT_CACHE_KIND = "AotCache"
 
     /** Readiness-gate condition type that a warm-up sets True. */
     const val GATE_CONDITION = "${PREFIX}warmed"
@@ -57,6 +58,12 @@ object Keys {
         /** What to do about a pod admitted without the gate: `report` or `replace` (warmup.UngatedPods). */
         const val UNGATED_PODS = "${PREFIX}ungated-pods"
 
+        /** `enabled`: danki trains a JDK AOT cache on the Deployment's warm-up plan and gives it to new pods. */
+        const val AOT_CACHE = "${PREFIX}aot-cache"
+
+        /** A new value asks for a new training (`danki train deployment/<name>` writes the time). */
+        const val AOT_TRAIN = "${PREFIX}aot-train"
+
         /**
          * Pod annotation: a new value asks for a new warm-up of a pod whose warm-up failed
          * (`kubectl annotate pod <pod> danki.dev/rewarm=$(date +%s) --overwrite`).
@@ -84,6 +91,8 @@ object Keys {
                 FAILURE_POLICY,
                 HEADERS,
                 UNGATED_PODS,
+                AOT_CACHE,
+                AOT_TRAIN,
             )
 
         /** The value of [WARMUP] that opts a Deployment in. */
@@ -120,6 +129,15 @@ object Keys {
 
         /** On the Deployment: such a pod was evicted, so that its ReplicaSet recreates it with the gate. */
         const val UNGATED_POD_REPLACED = "UngatedPodReplaced"
+
+        /** The AOT cache: its training and what each pod made of it. */
+        const val AOT_TRAINING_STARTED = "AotCacheTraining"
+        const val AOT_TRAINED = "AotCacheTrained"
+        const val AOT_TRAINING_FAILED = "AotCacheTrainingFailed"
+        const val AOT_UNSUPPORTED = "AotCacheUnsupported"
+        const val AOT_USED = "AotCacheUsed"
+        const val AOT_ABSENT = "AotCacheAbsent"
+        const val AOT_REJECTED = "AotCacheRejected"
     }
 
     /** The webhook's own Secret: its CA and serving certificate, PEM, as `kubernetes.io/tls` plus the CA. */
@@ -161,6 +179,38 @@ object Keys {
 
         /** The pod a runner warms. */
         const val FOR_POD = "${PREFIX}for-pod"
+    }
+
+    /** The AOT cache: its training pod, its store, and what the webhook adds to a Deployment's new pods. */
+    object Aot {
+        /** Label on a training pod: the Deployment it trains for. */
+        const val TRAINING_LABEL = "${PREFIX}aot-training"
+
+        /** Annotation on a pod given a cache at admission: the cache's SHA-256 (too long for a label). */
+        const val CACHE_ANNOTATION = "${PREFIX}aot-cache"
+
+        /** The injected init container that checks the cache's SHA-256 and copies it beside the JVM. */
+        const val VERIFY_CONTAINER = "danki-aot-verify"
+
+        /** Volumes: the Deployment's store (the PVC, read-only but in the training pod) and the pod's copy. */
+        const val STORE_VOLUME = "danki-aot-store"
+        const val COPY_VOLUME = "danki-aot"
+        const val STORE_DIR = "/var/run/danki/aot-store"
+        const val COPY_DIR = "/var/run/danki/aot"
+
+        /** The cache file in the pod's copy, as `-XX:AOTCache` names it. */
+        const val COPY_FILE = "$COPY_DIR/app.aot"
+
+        /** The environment variable the JVM reads options from, wherever it is started. */
+        const val JAVA_TOOL_OPTIONS = "JAVA_TOOL_OPTIONS"
+
+        /** What the verify container reports in its termination message. */
+        const val VERIFIED = "verified"
+        const val ABSENT = "absent"
+
+        /** Values of a WarmupRun's `status.aotCache`, before the reason in parentheses. */
+        const val USED = "used"
+        const val REJECTED = "rejected"
     }
 
     /** Header every warm-up request carries, so services can tell warm-up traffic apart. */

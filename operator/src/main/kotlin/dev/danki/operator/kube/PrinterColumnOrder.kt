@@ -28,7 +28,11 @@ object PrinterColumnOrder {
 
     /** Each custom resource's kind and its printer columns' JSON paths, in declaration order. */
     private val byKind: Map<String, List<String>> =
-        mapOf(Keys.RUN_KIND to declared, Keys.HISTORY_KIND to declaredBy(WarmupHistory::class.java))
+        mapOf(
+            Keys.RUN_KIND to declared,
+            Keys.HISTORY_KIND to declaredBy(WarmupHistory::class.java),
+            Keys.AOT_CACHE_KIND to declaredBy(AotCache::class.java),
+        )
 
     private fun declaredBy(type: Class<*>): List<String> {
         val columns = type.getAnnotationsByType(AdditionalPrinterColumn::class.java)

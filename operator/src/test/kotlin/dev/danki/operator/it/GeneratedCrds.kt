@@ -1,5 +1,6 @@
 package dev.danki.operator.it
 
+import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.WarmupHistory
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.HasMetadata
@@ -12,7 +13,7 @@ import java.io.File
  * and the E2E cluster; the file names follow from the classes.
  */
 object GeneratedCrds {
-    private val kinds = listOf(WarmupRun::class.java, WarmupHistory::class.java)
+    private val kinds = listOf(WarmupRun::class.java, WarmupHistory::class.java, AotCache::class.java)
 
     fun load(client: KubernetesClient, repo: File): List<CustomResourceDefinition> =
         kinds.map { kind ->
