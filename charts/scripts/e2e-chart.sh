@@ -123,7 +123,7 @@ lease_held_by_chart_pod() { # NS RELEASE
 
 notes_ok() { # NOTES: the next steps, the opt-out before uninstalling and the CRD caveat are there
   grep -qF 'kubectl annotate deployment <name> danki.dev/warmup=enabled' <<<"$1" &&
-    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev' <<<"$1" &&
+    grep -qF 'kubectl get warmupruns -w' <<<"$1" && grep -qF 'kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev aotcaches.danki.dev' <<<"$1" &&
     grep -qF 'annotate deployment <name> danki.dev/warmup-' <<<"$1" && grep -qF "$(opted_in_jsonpath)" <<<"$1"
 }
 

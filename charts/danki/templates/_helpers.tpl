@@ -132,4 +132,22 @@ app.kubernetes.io/component: operator
   resources: ["configmaps"]
   verbs: ["get"]
 {{- end }}
+{{- if .Values.aotCache.enabled }}
+# AOT caches: each Deployment's AotCache (named after it, owned by it) and its status, which only
+# danki writes; the claim that stores the file, created once; the training and sealing pods, deleted
+# after each training (create/delete also come with runner.enabled, which aotCache needs); and the
+# first bytes of a pod's log, where its JVM says whether it refused the cache.
+- apiGroups: ["danki.dev"]
+  resources: ["aotcaches"]
+  verbs: ["get", "list", "watch", "create"]
+- apiGroups: ["danki.dev"]
+  resources: ["aotcaches/status"]
+  verbs: ["patch"]
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "create"]
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}

@@ -101,7 +101,7 @@ def test_defaults(helm):
     if code != 0:
         return
     kinds = sorted(d["kind"] for d in docs)
-    expected = sorted(["CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+    expected = sorted(["CustomResourceDefinition", "CustomResourceDefinition", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
                        "RoleBinding", "Deployment", "Service", "PodDisruptionBudget",
                        "Service", "Secret", "MutatingWebhookConfiguration", "Role", "RoleBinding", "ClusterRole",
                        "ClusterRoleBinding", "ClusterRole", "ClusterRoleBinding"])
@@ -335,6 +335,44 @@ def test_runner(helm):
         f"mirror.example:5000/danki-mirror/danki/k6-runner:{APP_VERSION}"), images)
 
 
+AOT_RULES = [
+    {"apiGroups": ["danki.dev"], "resources": ["aotcaches"], "verbs": ["get", "list", "watch", "create"]},
+    {"apiGroups": ["danki.dev"], "resources": ["aotcaches/status"], "verbs": ["patch"]},
+    {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "create"]},
+    {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+]
+
+
+def test_aot_cache(helm):
+    code, docs, err = render(helm, "--set", "runner.enabled=true", "--set", "aotCache.enabled=true",
+                             "--set", "aotCache.storageClassName=danki-local", "--set", "aotCache.size=512Mi")
+    check("aotCache mode renders", code == 0, err)
+    if code != 0:
+        return
+    (cr,) = find(docs, "ClusterRole", "danki")
+    check("aotCache mode: the runner rules plus exactly aotcaches, their status, claims get/create and pods/log get",
+          cr["rules"] == WATCH_RULES + RUNNER_RULES + AOT_RULES, json.dumps(cr["rules"]))
+    (dep,) = find(docs, "Deployment")
+    env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+    check("aotCache mode: its settings reach the operator",
+          env.get("DANKI_AOT_ENABLED") == "true" and env.get("DANKI_AOT_STORAGE_CLASS") == "danki-local"
+          and env.get("DANKI_AOT_ACCESS_MODES") == "ReadWriteMany" and env.get("DANKI_AOT_STORAGE_SIZE") == "512Mi"
+          and env.get("DANKI_AOT_TRAINING_TIMEOUT_MINUTES") == "15", env)
+    code, _, err = render(helm, "--set", "aotCache.enabled=true")
+    check("aotCache without runner.enabled is refused, naming runner.enabled",
+          code != 0 and "aotCache.enabled needs runner.enabled" in err, err)
+    code, _, err = render(helm, "--set", "runner.enabled=true", "--set", "aotCache.enabled=true",
+                          "--set", "gateInjection=template")
+    check("aotCache with template injection is refused, naming gateInjection",
+          code != 0 and "needs gateInjection webhook" in err, err)
+    code, _, err = render(helm, "--set", "runner.enabled=true", "--set", "aotCache.enabled=true",
+                          "--set", "aotCache.size=lots")
+    check("aotCache: a size that is no quantity is refused, naming aotCache.size", code != 0 and "size" in err, err)
+    code, docs, _ = render(helm)
+    (cr,) = find(docs, "ClusterRole", "danki")
+    check("defaults: no AOT rights", not any(r in cr["rules"] for r in AOT_RULES), json.dumps(cr["rules"]))
+
+
 def test_history_off(helm):
     code, docs, err = render(helm, "--set", "history.retention=0")
     check("history off renders", code == 0, err)
@@ -465,7 +503,7 @@ def test_notes(helm):
               all(line in notes for line in (
                   "kubectl annotate deployment <name> danki.dev/warmup=enabled", "kubectl get warmupruns -w",
                   "annotate deployment <name> danki.dev/warmup-", "danki\\.dev/warmup==\"enabled\"",
-                  "kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev")), notes)
+                  "kubectl delete crd warmupruns.danki.dev warmuphistories.danki.dev aotcaches.danki.dev")), notes)
 
 
 def main(helms):
@@ -479,6 +517,7 @@ def main(helms):
         test_webhook(helm)
         test_namespaced(helm)
         test_runner(helm)
+        test_aot_cache(helm)
         test_history_off(helm)
         test_rejected(helm)
         test_options(helm)

@@ -1,5 +1,8 @@
 package dev.danki.operator
 
+import dev.danki.operator.aot.AotStore
+import dev.danki.operator.aot.AotTrainer
+import dev.danki.operator.aot.Training
 import dev.danki.operator.config.GateInjection
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.controller.DeploymentReconciler
@@ -55,7 +58,7 @@ class Operator(
     /** Called when leadership, once won, is lost (not when [stop] gives it up). */
     onLost: () -> Unit = {},
 ) {
-    val caches = Caches(namespaceOptIn = config.webhook != null)
+    val caches = Caches(namespaceOptIn = config.webhook != null, aot = config.aot != null)
     private val gauges = PoolGauges(metrics::poolChanged)
     private val pool =
         WarmupPools(
@@ -68,6 +71,7 @@ class Operator(
     private val completions = WarmupCompletions()
     private val election = LeaderElection(client, config)
     private val pods: PodReconciler
+    private val trainer: AotTrainer?
     private val sdk: io.javaoperatorsdk.operator.Operator
 
     @Volatile private var leading = false
@@ -91,6 +95,23 @@ class Operator(
             }
         val job = WarmupJob(config, WarmupAttempts(runner), runnerPods?.let { WarmupAttempts(it) }, recorder, events)
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
+        trainer =
+            config.aot?.let { settings ->
+                val store = AotStore(client, settings)
+                val image = checkNotNull(config.runnerImage) { "ConfigLoader: aot needs the runner image" }
+                val training =
+                    Training(
+                        client,
+                        store,
+                        settings,
+                        events,
+                        image,
+                        config.maxErrorRatio,
+                        WarmupAttempts(runner),
+                        runnerPods?.let { WarmupAttempts(it) },
+                    )
+                AotTrainer(store, training, parser, events) { ns, name -> caches.deployments.get(ns, name) }
+            }
         val deployments =
             DeploymentReconciler(
                 TemplateGate(client),
@@ -99,6 +120,7 @@ class Operator(
                 parser,
                 patchTemplate = config.gateInjection == GateInjection.TEMPLATE,
                 namespaceOptIn = config.webhook != null,
+                aot = trainer,
             )
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
@@ -183,6 +205,7 @@ class Operator(
     /** Stops everything; every k6 process is killed before this returns, and the Lease is given up. */
     fun stop() {
         pool.shutdownNow()
+        trainer?.stop()
         sdk.stop()
         history.close()
         webhook?.stop()

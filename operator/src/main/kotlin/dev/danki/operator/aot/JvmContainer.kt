@@ -20,6 +20,9 @@ data class JvmContainer(
     /** The JVM options from the environment: a change retrains, and the JVM judges the old cache itself. */
     val optionsFingerprint: String,
 ) {
+    /** Both digests: what a training is for. */
+    val trainingKey: String get() = "$codeFingerprint/$optionsFingerprint"
+
     companion object {
         /** The variables a JVM reads options from: every launcher, the `java` launcher, and the legacy one. */
         val OPTION_VARIABLES = listOf(Keys.Aot.JAVA_TOOL_OPTIONS, "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")

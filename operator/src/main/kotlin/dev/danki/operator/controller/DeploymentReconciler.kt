@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.aot.AotTrainer
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
@@ -47,6 +48,8 @@ class DeploymentReconciler(
     /** Template mode: opting in patches the template; webhook mode: never (an old gate still goes on opt-out). */
     private val patchTemplate: Boolean,
     private val namespaceOptIn: Boolean,
+    /** Trains the AOT caches Deployments ask for; null when danki was installed without `aotCache.enabled`. */
+    private val aot: AotTrainer? = null,
 ) : Reconciler<Deployment> {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
     private var namespaces: InformerEventSource<Namespace, Deployment>? = null
@@ -103,6 +106,13 @@ class DeploymentReconciler(
                 events.warningOnce(deployment, Keys.EventReasons.UNKNOWN_ANNOTATION, it)
             }
         if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name, deleted = false)
+        if (annotations[Keys.Annotations.AOT_CACHE] == Keys.Annotations.ENABLED) {
+            aot?.consider(deployment, switch) ?: events.warningOnce(
+                deployment,
+                Keys.EventReasons.AOT_DISABLED,
+                "${Keys.Annotations.AOT_CACHE} is ignored: danki was installed without aotCache.enabled",
+            )
+        }
         val change =
             template.changeFor(deployment, switch).takeUnless { it == TemplateGate.Change.ADD && !patchTemplate }
                 ?: TemplateGate.Change.NONE

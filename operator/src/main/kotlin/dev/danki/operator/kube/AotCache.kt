@@ -85,8 +85,8 @@ class AotCacheStatus {
     var image: String? = null
 
     @JsonPropertyDescription(
-        "Digest of the container's image, command and arguments the cache was trained on: what the JVM " +
-            "loads classes from. A pod whose container differs is not given the cache.",
+        "Digest of the container's image, command and arguments the cache (sha256) was trained on: what " +
+            "the JVM loads classes from. A pod whose container differs is not given the cache.",
     )
     var codeFingerprint: String? = null
 
@@ -95,6 +95,12 @@ class AotCacheStatus {
             "retrains, and the JVM itself refuses a cache made with options it cannot use.",
     )
     var optionsFingerprint: String? = null
+
+    @JsonPropertyDescription(
+        "Code and options digests of the template the last training was for, successful or not: a " +
+            "template that differs is trained again, one that failed is not retried until it changes.",
+    )
+    var lastTrainingFor: String? = null
 
     @JsonPropertyDescription("When the cache was written.")
     var trainedAt: String? = null

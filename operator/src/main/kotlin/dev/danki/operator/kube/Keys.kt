@@ -138,6 +138,9 @@ object Keys {
         const val AOT_USED = "AotCacheUsed"
         const val AOT_ABSENT = "AotCacheAbsent"
         const val AOT_REJECTED = "AotCacheRejected"
+
+        /** On the Deployment: it asks for a cache, but danki was installed without `aotCache.enabled`. */
+        const val AOT_DISABLED = "AotCacheDisabled"
     }
 
     /** The webhook's own Secret: its CA and serving certificate, PEM, as `kubernetes.io/tls` plus the CA. */
@@ -183,7 +186,7 @@ object Keys {
 
     /** The AOT cache: its training pod, its store, and what the webhook adds to a Deployment's new pods. */
     object Aot {
-        /** Label on a training pod: the Deployment it trains for. */
+        /** Label on a training pod and its sealing pod (value `true`); their owner is the AotCache. */
         const val TRAINING_LABEL = "${PREFIX}aot-training"
 
         /** Annotation on a pod given a cache at admission: the cache's SHA-256 (too long for a label). */

@@ -200,6 +200,12 @@ class WarmupRunStatus {
     var rewarm: String? = null
 
     @JsonPropertyDescription(
+        "What the pod's JVM made of the Deployment's AOT cache (danki.dev/aot-cache): used, absent (why) " +
+            "or rejected (why); unset for a pod given no cache.",
+    )
+    var aotCache: String? = null
+
+    @JsonPropertyDescription(
         "Digest of the Deployment's danki.dev annotations the run used; a change retries a closed failure.",
     )
     var configDigest: String? = null

@@ -1,0 +1,133 @@
+package dev.danki.operator.aot
+
+import dev.danki.operator.config.AotSettings
+import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.AotCacheSpec
+import dev.danki.operator.kube.AotCacheStatus
+import dev.danki.operator.kube.ApiStatus
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.ServerSideApply
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder
+import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
+
+/**
+ * A Deployment's AotCache (owned by the Deployment) and its claim (owned by the AotCache), so both go
+ * with the Deployment; and the AotCache's status, which only danki writes.
+ */
+class AotStore(
+    private val client: KubernetesClient,
+    private val settings: AotSettings,
+) {
+    /** The Deployment's AotCache, created with its claim when missing. */
+    fun ensure(deployment: Deployment): AotCache {
+        val namespace = deployment.metadata.namespace
+        val name = deployment.metadata.name
+        val caches = client.resources(AotCache::class.java).inNamespace(namespace)
+        val cache =
+            caches.withName(name).get() ?: try {
+                caches.resource(newCache(deployment)).create()
+            } catch (e: KubernetesClientException) {
+                if (e.code != ApiStatus.CONFLICT) throw e
+                caches.withName(name).get() ?: throw e
+            }
+        ensureClaim(cache)
+        return cache
+    }
+
+    private fun newCache(deployment: Deployment) =
+        AotCache().apply {
+            metadata =
+                ObjectMetaBuilder()
+                    .withName(deployment.metadata.name)
+                    .withNamespace(deployment.metadata.namespace)
+                    .withLabels<String, String>(mapOf("app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER))
+                    .withOwnerReferences(
+                        OwnerReferenceBuilder()
+                            .withApiVersion("apps/v1")
+                            .withKind("Deployment")
+                            .withName(deployment.metadata.name)
+                            .withUid(deployment.metadata.uid)
+                            .withController(true)
+                            .withBlockOwnerDeletion(false)
+                            .build(),
+                    ).build()
+            spec =
+                AotCacheSpec().apply {
+                    this.deployment = deployment.metadata.name
+                    claimName = claimNameOf(deployment.metadata.name)
+                }
+        }
+
+    /** Creates the claim once; a claim's spec is immutable, so an existing one is left as it is. */
+    private fun ensureClaim(cache: AotCache) {
+        val claims = client.persistentVolumeClaims().inNamespace(cache.metadata.namespace)
+        if (claims.withName(cache.spec.claimName).get() != null) return
+        val claim =
+            PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName(cache.spec.claimName)
+                .withNamespace(cache.metadata.namespace)
+                .withLabels<String, String>(mapOf("app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER))
+                .addNewOwnerReference()
+                .withApiVersion(Keys.API_VERSION)
+                .withKind(Keys.AOT_CACHE_KIND)
+                .withName(cache.metadata.name)
+                .withUid(cache.metadata.uid)
+                .withController(true)
+                .withBlockOwnerDeletion(false)
+                .endOwnerReference()
+                .endMetadata()
+                .withNewSpec()
+                .withAccessModes(settings.accessModes)
+                .withStorageClassName(settings.storageClassName)
+                .withNewResources()
+                .addToRequests("storage", Quantity(settings.storageSize))
+                .endResources()
+                .endSpec()
+                .build()
+        try {
+            claims.resource(claim).create()
+        } catch (e: KubernetesClientException) {
+            if (e.code != ApiStatus.CONFLICT) throw e
+        }
+    }
+
+    /** Replaces the whole status (danki owns all of it) on the status subresource. */
+    fun writeStatus(cache: AotCache, status: AotCacheStatus) {
+        val configuration =
+            AotCache().apply {
+                metadata =
+                    ObjectMetaBuilder()
+                        .withName(cache.metadata.name)
+                        .withNamespace(cache.metadata.namespace)
+                        .build()
+                this.status = status
+            }
+        client
+            .resources(AotCache::class.java)
+            .inNamespace(cache.metadata.namespace)
+            .withName(cache.metadata.name)
+            .subresource("status")
+            .patch(ServerSideApply.CONTEXT, configuration)
+    }
+
+    /** The AotCache as the API server has it now (null: gone). */
+    fun read(namespace: String, name: String): AotCache? =
+        client
+            .resources(AotCache::class.java)
+            .inNamespace(namespace)
+            .withName(name)
+            .get()
+
+    companion object {
+        /** `danki-aot-<deployment>`, cut to a name's 253 characters. */
+        fun claimNameOf(deployment: String) = "danki-aot-$deployment".take(MAX_NAME).trimEnd('-', '.')
+
+        private const val MAX_NAME = 253
+    }
+}

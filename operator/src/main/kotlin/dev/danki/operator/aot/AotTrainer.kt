@@ -1,0 +1,128 @@
+package dev.danki.operator.aot
+
+import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.AotCacheStatus
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
+import dev.danki.operator.warmup.PlanParser
+import dev.danki.operator.warmup.WarmupSwitch
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClientException
+import org.slf4j.LoggerFactory
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+
+/**
+ * Decides, on each event of a Deployment (leader only), whether its cache is trained now
+ * ([TrainingDecision]), and runs [Training]s on a few threads of their own, one at a time per
+ * Deployment. Also takes a pod's report that its JVM refused the cache, which retrains it.
+ */
+class AotTrainer(
+    private val store: AotStore,
+    private val training: Training,
+    private val parser: PlanParser,
+    private val events: EventRecorder,
+    /** The Deployment as the informer has it now (null: gone). */
+    private val deploymentOf: (String, String) -> Deployment?,
+) {
+    private val log = LoggerFactory.getLogger(AotTrainer::class.java)
+    private val inFlight: MutableSet<String> = ConcurrentHashMap.newKeySet()
+    private val threads: ExecutorService =
+        Executors.newFixedThreadPool(THREADS) { r -> Thread(r, "danki-aot-training").apply { isDaemon = true } }
+
+    /** Called for every reconcile of [deployment] with its warm-up [switch]. */
+    fun consider(deployment: Deployment, switch: WarmupSwitch) {
+        val annotations = deployment.metadata.annotations.orEmpty()
+        if (annotations[Keys.Annotations.AOT_CACHE] != Keys.Annotations.ENABLED) return
+        if (switch != WarmupSwitch.ENABLED) {
+            events.warningOnce(
+                deployment,
+                Keys.EventReasons.AOT_TRAINING_FAILED,
+                "${Keys.Annotations.AOT_CACHE} needs warm-up (${Keys.Annotations.WARMUP}: enabled): the cache is " +
+                    "trained on the Deployment's warm-up plan",
+            )
+            return
+        }
+        val key = key(deployment.metadata.namespace, deployment.metadata.name)
+        if (key in inFlight) return
+        val plan = parser.parse(annotations, deployment.spec?.template?.spec).plan ?: return
+        val jvm = JvmContainer.of(deployment.spec?.template?.spec, annotations[Keys.Annotations.PORT]) ?: return
+        val trainRequest = annotations[Keys.Annotations.AOT_TRAIN]
+        val cache = store.ensure(deployment)
+        val cause = TrainingDecision.of(cache.status, jvm, trainRequest) ?: return
+        if (!inFlight.add(key)) return
+        threads.execute {
+            try {
+                train(Training.Input(deployment, cache, jvm, plan, cause, trainRequest))
+            } finally {
+                inFlight.remove(key)
+            }
+        }
+    }
+
+    private fun train(input: Training.Input) {
+        try {
+            training.run(input)
+        } catch (refused: TrainingPods.Refused) {
+            fail(input, "JvmOptionsRefused", refused.reason)
+        } catch (e: KubernetesClientException) {
+            // the next event of the Deployment decides again from the status left behind (Training: resumed)
+            log
+                .atWarn()
+                .addKeyValue("namespace", input.cache.metadata.namespace)
+                .addKeyValue("deployment", input.cache.metadata.name)
+                .setCause(e)
+                .log("AOT cache training interrupted")
+        } catch (e: InterruptedException) {
+            Thread.currentThread().interrupt()
+        }
+    }
+
+    private fun fail(input: Training.Input, reason: String, message: String) {
+        val status =
+            (input.cache.status ?: AotCacheStatus()).apply {
+                phase = AotCache.PHASE_FAILED
+                lastTrainingFor = input.jvm.trainingKey
+                trainRequest = input.trainRequest
+                this.reason = reason
+                this.message = Messages.cut(message)
+                conditions = listOf(AotConditions.notReady(reason, this.message!!))
+            }
+        store.writeStatus(input.cache, status)
+        events.warning(input.deployment, Keys.EventReasons.AOT_TRAINING_FAILED, message)
+    }
+
+    /**
+     * A pod's JVM refused the cache [sha256] ([why]): recorded once on the AotCache, which retrains it
+     * (at most [TrainingDecision.MAX_RETRAINS] times for one template, then Failed).
+     */
+    fun rejected(namespace: String, deployment: String, sha256: String, why: String) {
+        val cache = store.read(namespace, deployment) ?: return
+        val status = cache.status ?: return
+        if (status.sha256 != sha256 || status.rejectedSha256 == sha256) return
+        status.rejectedSha256 = sha256
+        status.rejection = Messages.cut(why)
+        if ((status.retrains ?: 0) >= TrainingDecision.MAX_RETRAINS && status.phase == AotCache.PHASE_READY) {
+            status.phase = AotCache.PHASE_FAILED
+            status.reason = "RejectedAfterRetraining"
+            status.message = "pods' JVMs refused the cache after ${status.retrains} trainings of this template: $why"
+        }
+        store.writeStatus(cache, status)
+        deploymentOf(namespace, deployment)?.let { d ->
+            consider(d, WarmupSwitch.ENABLED)
+        }
+    }
+
+    fun stop() {
+        threads.shutdownNow()
+    }
+
+    private fun key(namespace: String, name: String) = "$namespace/$name"
+
+    private companion object {
+        /** Trainings at once: each is a JVM pod under warm-up load and a k6 process here. */
+        const val THREADS = 2
+    }
+}

@@ -1,0 +1,324 @@
+package dev.danki.operator.aot
+
+import dev.danki.operator.config.AotSettings
+import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.AotCacheStatus
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
+import dev.danki.operator.warmup.AttemptListener
+import dev.danki.operator.warmup.K6Outcome
+import dev.danki.operator.warmup.K6Request
+import dev.danki.operator.warmup.TargetPod
+import dev.danki.operator.warmup.WarmupAttempts
+import dev.danki.operator.warmup.WarmupPlan
+import dev.danki.operator.warmup.WarmupTask
+import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClient
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.time.Instant
+
+/**
+ * One training of a Deployment's cache, start to end, on a thread of its own: the training pod is
+ * started, warmed with the Deployment's own plan (the best training workload there is: the user's
+ * requests until latency converges), and stopped cleanly, so that its JVM writes the cache; then the
+ * sealing pod hashes it. Every step is bounded by the training's deadline, and the status says where
+ * the training is, so that a new leader starts it again rather than trusting half of it.
+ */
+class Training(
+    private val client: KubernetesClient,
+    private val store: AotStore,
+    private val settings: AotSettings,
+    private val events: EventRecorder,
+    private val runnerImage: String,
+    private val maxErrorRatio: Double,
+    /** Where k6 runs: the operator's own for the built-in plan, runner pods for a custom flow (null: none). */
+    private val attempts: WarmupAttempts,
+    private val runnerAttempts: WarmupAttempts?,
+) {
+    private val log = LoggerFactory.getLogger(Training::class.java)
+
+    /** What the training is for: the Deployment, its cache, its JVM container, the plan and why. */
+    data class Input(
+        val deployment: Deployment,
+        val cache: AotCache,
+        val jvm: JvmContainer,
+        val plan: WarmupPlan,
+        val cause: String,
+        val trainRequest: String?,
+    )
+
+    /** A training that ends without a cache: the phase and reason it leaves, and why, for people. */
+    private class Stop(
+        val phase: String,
+        val reason: String,
+        override val message: String,
+    ) : RuntimeException(message)
+
+    fun run(input: Input) {
+        val started = Instant.now()
+        val deadline = started.plus(settings.trainingTimeout)
+        val before = input.cache.status
+        val pod = TrainingPods.training(input.deployment, input.cache, input.jvm, settings.trainingTimeout)
+        val status = training(input, before, pod.metadata.name)
+        store.writeStatus(input.cache, status)
+        events.normal(
+            input.deployment,
+            Keys.EventReasons.AOT_TRAINING_STARTED,
+            "training the AOT cache (${input.cause}) in pod ${pod.metadata.name} on image ${input.jvm.image}",
+        )
+        val watch = PodWatch(client, pod.metadata.namespace, pod.metadata.name)
+        try {
+            // a pod of the same name is a training a stopped replica left: it starts again from nothing
+            if (watch.get() != null) watch.deleteAndWait(deadline)
+            client
+                .pods()
+                .inNamespace(pod.metadata.namespace)
+                .resource(pod)
+                .create()
+            val ready = watch.until(deadline) { PodWatch.containersReady(it) || PodWatch.ended(it) }
+            if (!PodWatch.containersReady(ready)) throw notStarted(input, ready, watch)
+            val requests = warm(input, ready!!.status.podIP, pod.metadata.name, ready.metadata.uid, deadline)
+            // a clean stop: SIGTERM, and the JVM writes the cache on its way out, within the grace period
+            if (!watch.deleteAndWait(
+                    deadline,
+                )
+            ) {
+                throw Stop(AotCache.PHASE_FAILED, "Timeout", "the training pod did not stop in time")
+            }
+            val (sha, size) = seal(input, deadline, before?.sha256)
+            succeed(input, status, sha, size, requests, started)
+        } catch (stop: Stop) {
+            status.phase = stop.phase
+            status.reason = stop.reason
+            status.message = Messages.cut(stop.message)
+            status.conditions =
+                listOf(
+                    status.sha256?.let {
+                        AotConditions.ready(
+                            stop.reason,
+                            "the cache $it is still given to new pods; ${status.message}",
+                        )
+                    }
+                        ?: AotConditions.notReady(stop.reason, status.message!!),
+                )
+            store.writeStatus(input.cache, status)
+            val reason =
+                if (stop.phase ==
+                    AotCache.PHASE_UNSUPPORTED
+                ) {
+                    Keys.EventReasons.AOT_UNSUPPORTED
+                } else {
+                    Keys.EventReasons.AOT_TRAINING_FAILED
+                }
+            events.warning(input.deployment, reason, status.message!!)
+            log
+                .atWarn()
+                .addKeyValue(
+                    "namespace",
+                    input.cache.metadata.namespace,
+                ).addKeyValue("deployment", input.cache.metadata.name)
+                .addKeyValue(
+                    "reason",
+                    stop.reason,
+                ).addKeyValue("message", stop.message)
+                .log("AOT cache training failed")
+            runCatching { watch.deleteAndWait(Instant.now().plus(CLEANUP)) }
+        }
+    }
+
+    /** The status while training: the cache in use stays named, so pods keep getting it meanwhile. */
+    private fun training(input: Input, before: AotCacheStatus?, podName: String) =
+        AotCacheStatus().apply {
+            phase = AotCache.PHASE_TRAINING
+            sha256 = before?.sha256
+            sizeBytes = before?.sizeBytes
+            file = before?.file
+            trainedAt = before?.trainedAt
+            trainingRequests = before?.trainingRequests
+            // the cache in use keeps what it was made for; the training in progress is recorded beside it
+            container = before?.container
+            image = before?.image
+            codeFingerprint = before?.codeFingerprint
+            optionsFingerprint = before?.optionsFingerprint
+            lastTrainingFor = input.jvm.trainingKey
+            trainingPod = podName
+            trainRequest = input.trainRequest
+            trainCause = input.cause
+            retrains = TrainingDecision.retrainsAfter(before, input.cause)
+            rejectedSha256 = before?.rejectedSha256
+            rejection = before?.rejection
+            reason = input.cause
+            message = "training in pod $podName"
+            conditions =
+                listOf(
+                    if (sha256 != null) {
+                        AotConditions.ready(
+                            "Retraining",
+                            "the cache $sha256 is given to new pods while a new one is trained",
+                        )
+                    } else {
+                        AotConditions.notReady("Training", "the first cache is being trained")
+                    },
+                )
+        }
+
+    /** Why the training pod never got ready: an old JVM says so in its first lines. */
+    private fun notStarted(input: Input, pod: io.fabric8.kubernetes.api.model.Pod?, watch: PodWatch): Stop {
+        if (pod ==
+            null
+        ) {
+            return Stop(AotCache.PHASE_FAILED, "PodGone", "the training pod was deleted before it was ready")
+        }
+        val head =
+            runCatching {
+                client
+                    .pods()
+                    .inNamespace(pod.metadata.namespace)
+                    .withName(pod.metadata.name)
+                    .inContainer(input.jvm.name)
+                    .limitBytes(LOG_HEAD)
+                    .log
+            }.getOrNull().orEmpty()
+        if (head.contains("Unrecognized VM option 'AOTCacheOutput")) {
+            return Stop(
+                AotCache.PHASE_UNSUPPORTED,
+                "JvmTooOld",
+                "the JVM of ${input.jvm.image} (container ${input.jvm.name}) does not know -XX:AOTCacheOutput: the AOT " +
+                    "cache needs JDK 24 or later; nothing else changes for this Deployment",
+            )
+        }
+        val ended = PodWatch.ended(pod)
+        val why = if (ended) "its JVM exited before it was ready" else "it was not ready within the training timeout"
+        val tail =
+            head
+                .lineSequence()
+                .filter { it.isNotBlank() }
+                .take(
+                    LOG_LINES,
+                ).joinToString(" | ") { Messages.quote(it) }
+        watch.get()
+        return Stop(
+            AotCache.PHASE_FAILED,
+            if (ended) "TrainingPodFailed" else "Timeout",
+            "training pod ${pod.metadata.name}: $why" + if (tail.isNotEmpty()) " ($tail)" else "",
+        )
+    }
+
+    /** The Deployment's warm-up plan against the training pod; the requests it answered. */
+    private fun warm(input: Input, ip: String, podName: String, uid: String, deadline: Instant): Long {
+        val namespace = input.cache.metadata.namespace
+        val plan = input.plan
+        val request =
+            K6Request(
+                runName = "$namespace.$podName",
+                baseUrl = "http://$ip:${plan.port}",
+                plan = plan,
+                jitMetricsUrl = plan.jitMetrics?.let { "http://$ip:${it.port}${it.path}" },
+                target = TargetPod(namespace, podName, uid, ip),
+                deadline = minOf(deadline, Instant.now().plus(plan.timeout)),
+                maxErrorRatio = maxErrorRatio,
+            )
+        val where =
+            if (plan.script ==
+                null
+            ) {
+                attempts
+            } else {
+                runnerAttempts
+                    ?: throw Stop(AotCache.PHASE_FAILED, "NoRunner", "a custom flow needs runner pods")
+            }
+        val result = where.run(request, WarmupTask("$namespace/$podName", "$namespace/$podName"), Quiet)
+        return when (val outcome = result.outcome) {
+            is K6Outcome.Completed -> outcome.summary.totalRequests
+
+            is K6Outcome.Failed -> throw Stop(
+                AotCache.PHASE_FAILED,
+                "WarmupFailed",
+                "the warm-up of the training pod failed: ${outcome.reason}: ${outcome.message}",
+            )
+
+            K6Outcome.Cancelled -> throw Stop(AotCache.PHASE_FAILED, "Cancelled", "the training was cancelled")
+        }
+    }
+
+    /** Runs the sealing pod; the digest and size it reports. */
+    private fun seal(input: Input, deadline: Instant, keep: String?): Pair<String, Long> {
+        val pod = TrainingPods.sealing(input.cache, input.jvm.codeFingerprint, runnerImage, keep)
+        val watch = PodWatch(client, pod.metadata.namespace, pod.metadata.name)
+        if (watch.get() != null) watch.deleteAndWait(deadline)
+        client
+            .pods()
+            .inNamespace(pod.metadata.namespace)
+            .resource(pod)
+            .create()
+        try {
+            val ended = watch.until(deadline) { PodWatch.ended(it) }
+            val message = PodWatch.terminationMessage(ended, TrainingPods.SEALER)
+            return TrainingPods.sealedOf(message)
+                ?: throw Stop(
+                    AotCache.PHASE_FAILED,
+                    "SealFailed",
+                    "sealing pod ${pod.metadata.name}: ${message?.let(Messages::quote) ?: "it did not finish"}",
+                )
+        } finally {
+            runCatching { watch.deleteAndWait(Instant.now().plus(CLEANUP)) }
+        }
+    }
+
+    private fun succeed(
+        input: Input,
+        status: AotCacheStatus,
+        sha: String,
+        size: Long,
+        requests: Long,
+        started: Instant,
+    ) {
+        val took = Duration.between(started, Instant.now())
+        status.phase = AotCache.PHASE_READY
+        status.sha256 = sha
+        status.sizeBytes = size
+        status.file = TrainingPods.cacheFile(sha)
+        status.container = input.jvm.name
+        status.image = input.jvm.image
+        status.codeFingerprint = input.jvm.codeFingerprint
+        status.optionsFingerprint = input.jvm.optionsFingerprint
+        status.trainedAt = Instant.now().toString()
+        status.trainingRequests = requests
+        status.reason = "Trained"
+        status.message = "trained on $requests warm-up requests in ${took.seconds}s (${input.cause})"
+        status.conditions = listOf(AotConditions.ready("Trained", status.message!!))
+        store.writeStatus(input.cache, status)
+        events.normal(
+            input.deployment,
+            Keys.EventReasons.AOT_TRAINED,
+            "AOT cache $sha (${size / MIB} MiB) ${status.message}",
+        )
+        log
+            .atInfo()
+            .addKeyValue(
+                "namespace",
+                input.cache.metadata.namespace,
+            ).addKeyValue("deployment", input.cache.metadata.name)
+            .addKeyValue("sha256", sha)
+            .addKeyValue("bytes", size)
+            .addKeyValue("requests", requests)
+            .addKeyValue("seconds", took.seconds)
+            .log("AOT cache trained")
+    }
+
+    /** The training reports no progress to a WarmupRun: its status is the AotCache's. */
+    private object Quiet : AttemptListener {
+        override fun attemptStarted(attempt: Int) = Unit
+
+        override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: Duration) = Unit
+    }
+
+    private companion object {
+        const val LOG_HEAD = 16 * 1024
+        const val LOG_LINES = 3
+        const val MIB = 1024 * 1024
+        val CLEANUP: Duration = Duration.ofSeconds(30)
+    }
+}

@@ -1,0 +1,47 @@
+package dev.danki.operator.aot
+
+import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.AotCacheStatus
+
+/**
+ * Whether a Deployment's cache is to be trained now, and why: decided from the AotCache's status (the
+ * cluster's record, so a new leader decides as the old one would) and the Deployment as it is.
+ * Pure; a training in progress on this replica is the caller's to rule out.
+ */
+object TrainingDecision {
+    const val CREATED = "Created"
+    const val TEMPLATE_CHANGED = "TemplateChanged"
+    const val REJECTED = "Rejected"
+    const val REQUESTED = "Requested"
+
+    /** A training left in progress by a replica that stopped or lost the lease. */
+    const val RESUMED = "Resumed"
+
+    /** Trainings of one template in a row after its JVM refused the cache; then the cache stays Failed. */
+    const val MAX_RETRAINS = 2
+
+    /** The cause to train with, or null: nothing to do. [trainRequest]: the Deployment's `danki.dev/aot-train`. */
+    fun of(status: AotCacheStatus?, jvm: JvmContainer, trainRequest: String?): String? {
+        if (status?.phase == null) return CREATED
+        return when {
+            status.phase == AotCache.PHASE_TRAINING -> RESUMED
+
+            trainRequest != null && trainRequest != status.trainRequest -> REQUESTED
+
+            status.lastTrainingFor != jvm.trainingKey -> TEMPLATE_CHANGED
+
+            status.phase == AotCache.PHASE_READY && status.sha256 != null && status.rejectedSha256 == status.sha256 &&
+                (status.retrains ?: 0) < MAX_RETRAINS -> REJECTED
+
+            else -> null
+        }
+    }
+
+    /** Retrains in a row after [cause]: counted up on a refusal, back to zero on any other cause. */
+    fun retrainsAfter(status: AotCacheStatus?, cause: String): Int =
+        when (cause) {
+            REJECTED -> (status?.retrains ?: 0) + 1
+            RESUMED -> status?.retrains ?: 0
+            else -> 0
+        }
+}
