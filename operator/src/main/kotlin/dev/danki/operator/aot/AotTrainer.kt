@@ -35,7 +35,8 @@ class AotTrainer(
     /** Called for every reconcile of [deployment] with its warm-up [switch]. */
     fun consider(deployment: Deployment, switch: WarmupSwitch) {
         val annotations = deployment.metadata.annotations.orEmpty()
-        if (annotations[Keys.Annotations.AOT_CACHE] != Keys.Annotations.ENABLED) return
+        val aot = AotAnnotations.of(annotations)
+        if (!aot.enabled) return
         if (switch != WarmupSwitch.ENABLED) {
             events.warningOnce(
                 deployment,
@@ -49,7 +50,7 @@ class AotTrainer(
         if (key in inFlight) return
         val plan = parser.parse(annotations, deployment.spec?.template?.spec).plan ?: return
         val jvm = JvmContainer.of(deployment.spec?.template?.spec, annotations[Keys.Annotations.PORT]) ?: return
-        val trainRequest = annotations[Keys.Annotations.AOT_TRAIN]
+        val trainRequest = aot.trainRequest
         val cache = store.ensure(deployment)
         val cause = TrainingDecision.of(cache.status, jvm, trainRequest) ?: return
         if (!inFlight.add(key)) return

@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.aot.AotAnnotations
 import dev.danki.operator.aot.AotTrainer
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.EventRecorder
@@ -106,7 +107,11 @@ class DeploymentReconciler(
                 events.warningOnce(deployment, Keys.EventReasons.UNKNOWN_ANNOTATION, it)
             }
         if (switch != WarmupSwitch.ENABLED) metrics.deploymentGone(namespace, name, deleted = false)
-        if (annotations[Keys.Annotations.AOT_CACHE] == Keys.Annotations.ENABLED) {
+        val aotAnnotations = AotAnnotations.of(annotations)
+        if (aotAnnotations.problems.isNotEmpty()) {
+            events.warningOnce(deployment, Keys.EventReasons.INVALID_CONFIG, aotAnnotations.problems.joinToString("; "))
+        }
+        if (aotAnnotations.enabled) {
             aot?.consider(deployment, switch) ?: events.warningOnce(
                 deployment,
                 Keys.EventReasons.AOT_DISABLED,

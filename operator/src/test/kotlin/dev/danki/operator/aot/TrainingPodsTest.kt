@@ -161,7 +161,9 @@ class TrainingPodsTest {
         val withOptions =
             deployment().apply {
                 val app = spec.template.spec.containers[0]
-                app.env = app.env + io.fabric8.kubernetes.api.model.EnvVar("JAVA_TOOL_OPTIONS", "-Xmx1g", null)
+                app.env = app.env +
+                    io.fabric8.kubernetes.api.model
+                        .EnvVar("JAVA_TOOL_OPTIONS", "-Xmx1g", null)
             }
         val changed = JvmContainer.of(withOptions.spec.template.spec, null)!!
         changed.codeFingerprint shouldBe jvm.codeFingerprint
