@@ -57,7 +57,7 @@ object JvmOptions {
                 val kept = KEPT_PREFIX + variable
                 listOf(
                     EnvVarBuilder(own).withName(kept).build(),
-                    EnvVar(variable, "$(${kept}) $options", null),
+                    EnvVar(variable, "$($kept) $options", null),
                 )
             }
         return Result.Appended(env.take(at) + replaced + env.drop(at + 1), variable)

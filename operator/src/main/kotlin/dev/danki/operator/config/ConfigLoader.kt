@@ -133,7 +133,8 @@ class ConfigLoader(
     private fun aot(injection: GateInjection): AotSettings? {
         if (!bool("DANKI_AOT_ENABLED", false)) return null
         if (injection != GateInjection.WEBHOOK) {
-            problems += "DANKI_AOT_ENABLED=true needs DANKI_GATE_INJECTION=webhook: caches are given to pods at admission"
+            problems +=
+                "DANKI_AOT_ENABLED=true needs DANKI_GATE_INJECTION=webhook: caches are given to pods at admission"
         }
         if (value("DANKI_RUNNER_IMAGE") == null) {
             problems += "DANKI_AOT_ENABLED=true needs DANKI_RUNNER_IMAGE: danki's image seals and checks each cache"
