@@ -65,7 +65,7 @@ class Operator(
             local = poolOf(config, config.concurrency, gauges::local),
             runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
-    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics) }
+    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics, config.runnerImage) }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
     private val history = RunHistory(client, config.historyRetention) { ns, name -> caches.deployments.get(ns, name) }
     private val completions = WarmupCompletions()

@@ -13,13 +13,16 @@ import java.util.Base64
 
 /**
  * Answers one AdmissionReview for a pod CREATE: always allowed (danki never blocks a pod), with
- * [PodMutation]'s patch when its Deployment, found through the ReplicaSet owner by [lookup], is opted in.
+ * [PodMutation]'s patch when its Deployment, found through the ReplicaSet owner by [lookup], is opted in,
+ * and [aot]'s when that Deployment's pods are also given an AOT cache.
  */
 class PodAdmission(
     private val metrics: WarmupMetrics,
     private val lookup: OptInLookup,
     /** The client's own: its type registry is built once per process, and takes a second or two. */
     private val serialization: KubernetesSerialization,
+    /** Gives warmed pods their Deployment's AOT cache; null when the feature is off. */
+    private val aot: AotAdmission? = null,
 ) {
     private val log = LoggerFactory.getLogger(PodAdmission::class.java)
 
@@ -30,7 +33,7 @@ class PodAdmission(
             requireNotNull(serialization.unmarshal(body.inputStream(), AdmissionReview::class.java)?.request) {
                 "not an AdmissionReview request"
             }
-        val (patch, how) = patchOf(request)
+        val (gated, patch, how) = patchOf(request)
         val response =
             AdmissionResponseBuilder()
                 .withUid(request.uid)
@@ -41,20 +44,33 @@ class PodAdmission(
                         withPatch(Base64.getEncoder().encodeToString(serialization.asJson(patch).toByteArray()))
                     }
                 }.build()
-        metrics.podAdmitted(if (patch.isEmpty()) WarmupMetrics.ADMITTED_UNCHANGED else WarmupMetrics.ADMITTED_GATED)
+        metrics.podAdmitted(if (gated) WarmupMetrics.ADMITTED_GATED else WarmupMetrics.ADMITTED_UNCHANGED)
         how?.let { metrics.admissionAnswered(it, (System.nanoTime() - started) / NANOS) }
         return serialization.asJson(AdmissionReviewBuilder().withResponse(response).build()).toByteArray()
     }
 
-    /** The patch, and how the pod's Deployment was found (null: not a Deployment's pod, nothing looked up). */
-    private fun patchOf(request: AdmissionRequest): Pair<List<Map<String, Any>>, String?> {
+    /** What the answer patches: [gated] when it adds the gate; [how] the Deployment was found (null: not looked up). */
+    private data class Patch(
+        val gated: Boolean,
+        val ops: List<Map<String, Any>>,
+        val how: String?,
+    )
+
+    private fun patchOf(request: AdmissionRequest): Patch {
         // only pod CREATE is registered; anything else is answered unchanged
         val pod = request.`object`.takeIf { request.operation == CREATE && request.kind?.kind == POD }?.let(::asPod)
-        val deploymentName = pod?.let(PodOwners::deploymentOf) ?: return emptyList<Map<String, Any>>() to null
+        val deploymentName = pod?.let(PodOwners::deploymentOf) ?: return Patch(false, emptyList(), null)
         val namespace = request.namespace.orEmpty()
         val found = lookup.find(namespace, deploymentName)
-        val patch = PodMutation.patchFor(pod, found.deployment, found.namespaceLabels)
-        if (patch.isNotEmpty()) {
+        val gate = PodMutation.patchFor(pod, found.deployment, found.namespaceLabels)
+        // the cache is trained on the warm-up plan: a pod that is not warmed is not given it
+        val cache =
+            if (aot != null && found.deployment != null && PodMutation.warms(found.deployment, found.namespaceLabels)) {
+                aot.patchFor(namespace, pod, found.deployment)
+            } else {
+                emptyList()
+            }
+        if (gate.isNotEmpty()) {
             log
                 .atDebug()
                 .addKeyValue("namespace", namespace)
@@ -63,7 +79,7 @@ class PodAdmission(
                 .addKeyValue("lookup", found.how)
                 .log("pod gated at admission")
         }
-        return patch to found.how
+        return Patch(gate.isNotEmpty(), gate + cache, found.how)
     }
 
     /** The API server sends the pod with its apiVersion and kind, so it arrives typed; a bare object is converted. */

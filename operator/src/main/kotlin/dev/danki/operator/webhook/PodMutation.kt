@@ -20,9 +20,7 @@ object PodMutation {
         deployment: Deployment?,
         namespaceLabels: Map<String, String> = emptyMap(),
     ): List<Map<String, Any>> {
-        if (deployment == null || WarmupSwitch.of(deployment, namespaceLabels) != WarmupSwitch.ENABLED) {
-            return emptyList()
-        }
+        if (!warms(deployment, namespaceLabels)) return emptyList()
         val gates = pod.spec?.readinessGates
         // a gate already there (the user's template, or template mode before a switch) is left as it is
         if (gates.orEmpty().any { it.conditionType == Keys.GATE_CONDITION }) return emptyList()
@@ -41,6 +39,13 @@ object PodMutation {
             }
         return listOf(addGate, addLabel)
     }
+
+    /**
+     * Whether pods of [deployment] are warmed, so gated (by this patch or by their template): what also
+     * decides whether they are given an AOT cache.
+     */
+    fun warms(deployment: Deployment?, namespaceLabels: Map<String, String>): Boolean =
+        deployment != null && WarmupSwitch.of(deployment, namespaceLabels) == WarmupSwitch.ENABLED
 
     private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
 

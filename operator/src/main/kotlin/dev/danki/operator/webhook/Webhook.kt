@@ -14,6 +14,8 @@ class Webhook(
     client: KubernetesClient,
     caches: Caches,
     metrics: WarmupMetrics,
+    /** danki's image (OperatorConfig.runnerImage): it checks the AOT cache in each pod given one. */
+    runnerImage: String? = null,
 ) {
     private val keys = ServingKeys()
     private val lookup =
@@ -24,7 +26,15 @@ class Webhook(
             namespaceOptIn = caches.namespaces != null,
             budget = settings.readBudget,
         )
-    val server = WebhookServer(settings.port, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization))
+    private val aot =
+        caches.aotCaches?.let { cache ->
+            runnerImage?.let { image ->
+                // unbound until JOSDK creates the informer: no cache yet, so a cold start
+                AotAdmission(image, { namespace, name -> if (cache.isBound) cache.get(namespace, name) else null })
+            }
+        }
+    val server =
+        WebhookServer(settings.port, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization, aot))
     private val warmup = WebhookWarmup({ server.port }, keys, settings.namespace)
     private val rotation =
         CertificateRotation(

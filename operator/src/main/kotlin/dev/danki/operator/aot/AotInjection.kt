@@ -1,0 +1,167 @@
+package dev.danki.operator.aot
+
+import dev.danki.operator.config.AotSettings
+import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.Keys
+import io.fabric8.kubernetes.api.model.EnvVar
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.VolumeBuilder
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder
+import io.fabric8.kubernetes.api.model.apps.Deployment
+
+/**
+ * What the webhook adds to a pod being created so that its JVM starts from its Deployment's AOT cache,
+ * as JSON Patch operations: the cache's digest as an annotation, the claim and an emptyDir as volumes,
+ * [AotVerifyContainer] after the pod's own init containers, and in the JVM container the copy's mount
+ * and `-XX:AOTCache` (through [JvmOptions]). Pure: the Deployment and its AotCache are looked up by the
+ * caller, which adds these operations only to a pod that will be warmed.
+ */
+object AotInjection {
+    /** [ops] to add (empty: the pod starts without a cache); [refusal]: why [JvmOptions] would not add the option. */
+    data class Result(
+        val ops: List<Map<String, Any>>,
+        val refusal: String? = null,
+    ) {
+        companion object {
+            val NONE = Result(emptyList())
+        }
+    }
+
+    /** The option the JVM container gets; [AotProbe] finds the JVM container by it. */
+    const val OPTION = "-XX:AOTCache=${Keys.Aot.COPY_FILE}"
+
+    /** Room for the file system's own blocks beside the copy. */
+    private const val COPY_HEADROOM_MI = 64L
+    private const val MI = 1024L * 1024L
+
+    /** The copy's limit when the cache's size is not recorded: the default claim's size, which held it. */
+    private const val UNKNOWN_SIZE_LIMIT = AotSettings.DEFAULT_SIZE
+
+    private val SHA256 = Regex("[0-9a-f]{64}")
+
+    /** The only paths the training writes; anything else in the status is not danki's. */
+    private val FILE = Regex("cache/[0-9a-f]{64}\\.aot")
+
+    /** The patch for [pod] of [deployment], given its [cache] (null: none yet) and danki's [runnerImage]. */
+    fun patchFor(pod: Pod, deployment: Deployment, cache: AotCache?, runnerImage: String?): Result {
+        val annotations = deployment.metadata?.annotations.orEmpty()
+        val stored = Stored.of(cache)
+        val wanted = annotations[Keys.Annotations.AOT_CACHE] == Keys.Annotations.ENABLED && !clashes(pod)
+        val spec = pod.spec?.takeIf { wanted }
+        if (stored == null || spec == null || runnerImage.isNullOrBlank()) return Result.NONE
+        val jvm = JvmContainer.of(spec, annotations[Keys.Annotations.PORT])
+        // another image, command or arguments load other classes: the cache cannot fit, the pod starts cold
+        if (jvm == null || jvm.codeFingerprint != stored.codeFingerprint) return Result.NONE
+        val index = spec.containers.indexOfFirst { it.name == jvm.name }
+        val container = spec.containers[index]
+        // other JVM options are the JVM's to judge: it refuses a cache it cannot use, and danki retrains
+        return when (val r = JvmOptions.append(container.env.orEmpty(), !container.envFrom.isNullOrEmpty(), OPTION)) {
+            is JvmOptions.Result.Refused -> Result(emptyList(), r.reason)
+            is JvmOptions.Result.Appended -> Result(ops(pod, index, r.env, runnerImage, stored))
+        }
+    }
+
+    private fun ops(
+        pod: Pod,
+        index: Int,
+        env: List<EnvVar>,
+        runnerImage: String,
+        stored: Stored,
+    ): List<Map<String, Any>> {
+        val spec = pod.spec
+        val container = spec.containers[index]
+        val copyMount =
+            VolumeMountBuilder()
+                .withName(Keys.Aot.COPY_VOLUME)
+                .withMountPath(Keys.Aot.COPY_DIR)
+                .withReadOnly(true)
+                .build()
+        val at = "/spec/containers/$index"
+        return listOf(
+            addToMap("/metadata/annotations", pod.metadata?.annotations, Keys.Aot.CACHE_ANNOTATION, stored.sha256),
+            addToList("/spec/volumes", spec.volumes, storeVolume(stored.claimName)),
+            op("/spec/volumes/-", copyVolume(stored.sizeBytes)),
+            addToList("/spec/initContainers", spec.initContainers, verifier(runnerImage, stored)),
+            addToList("$at/volumeMounts", container.volumeMounts, copyMount),
+            // `add` of a member that exists replaces it: the whole env, as JvmOptions returned it
+            op("$at/env", env),
+        )
+    }
+
+    /** The cache as the AotCache's spec and status name it, when complete and well-formed. */
+    private data class Stored(
+        val claimName: String,
+        val sha256: String,
+        val file: String,
+        val sizeBytes: Long?,
+        val codeFingerprint: String,
+    ) {
+        companion object {
+            fun of(cache: AotCache?): Stored? {
+                val status = cache?.status ?: return null
+                val code = status.codeFingerprint ?: return null
+                val claim = cache.spec?.claimName?.takeIf { it.isNotBlank() }
+                // checked here although only the operator writes them: they end up in a shell's environment
+                val sha256 = status.sha256?.takeIf { SHA256.matches(it) }
+                val file = status.file?.takeIf { FILE.matches(it) }
+                if (claim == null || sha256 == null || file == null) return null
+                return Stored(claim, sha256, file, status.sizeBytes, code)
+            }
+        }
+    }
+
+    /**
+     * A name or path danki would add is there already (a copied spec): adding it again would make the pod
+     * invalid. Volume and container names are checked as one set: a false alarm only means a cold start.
+     */
+    private fun clashes(pod: Pod): Boolean {
+        val spec = pod.spec ?: return false
+        val containers = spec.initContainers.orEmpty() + spec.containers.orEmpty()
+        val names = spec.volumes.orEmpty().map { it.name } + containers.map { it.name }
+        val mounts = containers.flatMap { c -> c.volumeMounts.orEmpty().map { it.mountPath.orEmpty().trimEnd('/') } }
+        return pod.metadata
+            ?.annotations
+            .orEmpty()
+            .containsKey(Keys.Aot.CACHE_ANNOTATION) ||
+            names.any { it in OWN_NAMES } ||
+            Keys.Aot.COPY_DIR in mounts
+    }
+
+    private val OWN_NAMES = setOf(Keys.Aot.STORE_VOLUME, Keys.Aot.COPY_VOLUME, Keys.Aot.VERIFY_CONTAINER)
+
+    private fun storeVolume(claimName: String) =
+        VolumeBuilder()
+            .withName(Keys.Aot.STORE_VOLUME)
+            .withNewPersistentVolumeClaim(claimName, true)
+            .build()
+
+    private fun copyVolume(sizeBytes: Long?) =
+        VolumeBuilder()
+            .withName(Keys.Aot.COPY_VOLUME)
+            .withNewEmptyDir()
+            .withSizeLimit(Quantity(sizeLimit(sizeBytes)))
+            .endEmptyDir()
+            .build()
+
+    /** The copy's emptyDir limit: the cache, rounded up to MiB, plus [COPY_HEADROOM_MI]. */
+    internal fun sizeLimit(sizeBytes: Long?): String {
+        if (sizeBytes == null || sizeBytes <= 0) return UNKNOWN_SIZE_LIMIT
+        return "${(sizeBytes + MI - 1) / MI + COPY_HEADROOM_MI}Mi"
+    }
+
+    private fun verifier(image: String, stored: Stored) = AotVerifyContainer.of(image, stored.sha256, stored.file)
+
+    /** Adds [value] to the list at [path]: the whole list when there is none yet (or an empty one), else appended. */
+    private fun addToList(path: String, existing: List<*>?, value: Any) =
+        if (existing.isNullOrEmpty()) op(path, listOf(value)) else op("$path/-", value)
+
+    /** Adds [key] to the map at [path]: the whole map when it is empty (fabric8 reads an absent one as empty). */
+    private fun addToMap(path: String, existing: Map<String, String>?, key: String, value: String) =
+        if (existing.isNullOrEmpty()) op(path, mapOf(key to value)) else op("$path/${escape(key)}", value)
+
+    private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
+
+    /** JSON Pointer escaping (RFC 6901): `~` then `/`. */
+    private fun escape(key: String) = key.replace("~", "~0").replace("/", "~1")
+}
