@@ -1,7 +1,10 @@
 package dev.danki.operator
 
+import dev.danki.operator.aot.AotProbe
+import dev.danki.operator.aot.AotReport
 import dev.danki.operator.aot.AotStore
 import dev.danki.operator.aot.AotTrainer
+import dev.danki.operator.aot.PodLogHead
 import dev.danki.operator.aot.Training
 import dev.danki.operator.config.GateInjection
 import dev.danki.operator.config.OperatorConfig
@@ -93,7 +96,6 @@ class Operator(
                     config.runnerResources?.let { RunnerPodSpec.resourcesOf(it) } ?: RunnerPodSpec.DEFAULT_RESOURCES
                 RunnerPods(client, caches.pods, image, resources)
             }
-        val job = WarmupJob(config, WarmupAttempts(runner), runnerPods?.let { WarmupAttempts(it) }, recorder, events)
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         trainer =
             config.aot?.let { settings ->
@@ -112,6 +114,16 @@ class Operator(
                     )
                 AotTrainer(store, training, parser, events) { ns, name -> caches.deployments.get(ns, name) }
             }
+        val aotReport = trainer?.let { AotReport(AotProbe(PodLogHead(client)), events, it) }
+        val job =
+            WarmupJob(
+                config,
+                WarmupAttempts(runner),
+                runnerPods?.let { WarmupAttempts(it) },
+                recorder,
+                events,
+                aotReport,
+            )
         val deployments =
             DeploymentReconciler(
                 TemplateGate(client),

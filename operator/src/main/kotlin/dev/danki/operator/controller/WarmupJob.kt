@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.aot.AotReport
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
@@ -31,6 +32,8 @@ class WarmupJob(
     private val runnerAttempts: WarmupAttempts?,
     private val recorder: RunRecorder,
     private val events: EventRecorder,
+    /** What each pod made of its AOT cache; null when danki trains none. */
+    private val aot: AotReport? = null,
 ) {
     private val log = LoggerFactory.getLogger(WarmupJob::class.java)
 
@@ -62,6 +65,8 @@ class WarmupJob(
         status.startTime = RunStatuses.precise(now)
         status.queueWait = DurationFormat.format(Duration.between(input.readySeenAt, now).coerceAtLeast(Duration.ZERO))
         try {
+            // its JVM has started: whether it mapped the cache is in the first lines of its log
+            if (status.aotCache == null) status.aotCache = aot?.of(pod)
             val where =
                 if (input.plan.script == null) attempts else runnerAttempts ?: error("no runner pods for a custom flow")
             record(input, where.run(request, task, Listener(input)))
