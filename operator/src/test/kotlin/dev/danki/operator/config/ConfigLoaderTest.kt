@@ -201,4 +201,45 @@ class WebhookConfigLoaderTest {
         shouldThrow<ConfigException> { load("DANKI_GATE_INJECTION" to "admission") }.message shouldContain
             "webhook, template"
     }
+
+    @Test
+    fun `AOT caches are off by default, and read with the webhook and the runner image`() {
+        load().aot shouldBe null
+        val aot =
+            load(
+                "DANKI_GATE_INJECTION" to "webhook",
+                "DANKI_RUNNER_IMAGE" to "danki/k6-runner:1",
+                "DANKI_AOT_ENABLED" to "true",
+                "DANKI_AOT_STORAGE_CLASS" to "danki-local",
+                "DANKI_AOT_ACCESS_MODES" to "ReadWriteMany, ReadOnlyMany",
+                "DANKI_AOT_STORAGE_SIZE" to "512Mi",
+                "DANKI_AOT_TRAINING_TIMEOUT_MINUTES" to "30",
+            ).aot
+        aot shouldBe
+            AotSettings(
+                "danki-local",
+                listOf("ReadWriteMany", "ReadOnlyMany"),
+                "512Mi",
+                java.time.Duration.ofMinutes(30),
+            )
+    }
+
+    @Test
+    fun `AOT caches without the webhook or the runner image, or with bad settings, are refused by name`() {
+        val error =
+            shouldThrow<ConfigException> {
+                load(
+                    "DANKI_GATE_INJECTION" to "template",
+                    "DANKI_AOT_ENABLED" to "true",
+                    "DANKI_AOT_ACCESS_MODES" to "ReadWriteSometimes",
+                    "DANKI_AOT_STORAGE_SIZE" to "lots",
+                    "DANKI_AOT_STORAGE_CLASS" to "Not_A_Class",
+                )
+            }
+        error.message!! shouldContain "DANKI_AOT_ENABLED=true needs DANKI_GATE_INJECTION=webhook"
+        error.message!! shouldContain "DANKI_AOT_ENABLED=true needs DANKI_RUNNER_IMAGE"
+        error.message!! shouldContain "DANKI_AOT_ACCESS_MODES: ReadWriteSometimes is not one of"
+        error.message!! shouldContain "DANKI_AOT_STORAGE_SIZE=lots: expected a storage quantity"
+        error.message!! shouldContain "DANKI_AOT_STORAGE_CLASS=Not_A_Class: expected a lower-case DNS name"
+    }
 }
