@@ -66,7 +66,7 @@ metadata:
   annotations:
     danki.dev/warmup: enabled
     danki.dev/aot-cache: enabled
-    danki.dev/paths: "GET /exams/1, GET /exams/2"
+    danki.dev/paths: "GET /exams/1; GET /exams/2"
     danki.dev/requests: "60"
     danki.dev/rate: "30"
     danki.dev/min-warmup-requests: "600"
