@@ -52,11 +52,12 @@ class AotTrainer(
         val jvm = JvmContainer.of(deployment.spec?.template?.spec, annotations[Keys.Annotations.PORT]) ?: return
         val trainRequest = aot.trainRequest
         val cache = store.ensure(deployment)
-        val cause = TrainingDecision.of(cache.status, jvm, trainRequest) ?: return
+        val template = JvmContainer.templateDigest(deployment.spec?.template?.spec)
+        val cause = TrainingDecision.of(cache.status, jvm, template, trainRequest) ?: return
         if (!inFlight.add(key)) return
         threads.execute {
             try {
-                train(Training.Input(deployment, cache, jvm, plan, cause, trainRequest))
+                train(Training.Input(deployment, cache, jvm, template, plan, cause, trainRequest))
             } finally {
                 inFlight.remove(key)
             }
@@ -85,7 +86,7 @@ class AotTrainer(
         val status =
             (input.cache.status ?: AotCacheStatus()).apply {
                 phase = AotCache.PHASE_FAILED
-                lastTrainingFor = input.jvm.trainingKey
+                lastTrainingFor = input.jvm.trainingKey(input.templateDigest)
                 trainRequest = input.trainRequest
                 this.reason = reason
                 this.message = Messages.cut(message)

@@ -20,8 +20,11 @@ data class JvmContainer(
     /** The JVM options from the environment: a change retrains, and the JVM judges the old cache itself. */
     val optionsFingerprint: String,
 ) {
-    /** Both digests: what a training is for. */
-    val trainingKey: String get() = "$codeFingerprint/$optionsFingerprint"
+    /** Both digests: what a cache is for. */
+    val cacheKey: String get() = "$codeFingerprint/$optionsFingerprint"
+
+    /** What a training is for: [cacheKey] and a digest of the whole pod template ([templateDigest]). */
+    fun trainingKey(templateDigest: String) = "$cacheKey/$templateDigest"
 
     companion object {
         /** The variables a JVM reads options from: every launcher, the `java` launcher, and the legacy one. */
@@ -53,6 +56,13 @@ data class JvmContainer(
                         ).joinToString(FIELD_SEPARATOR),
                     ),
                 optionsFingerprint = Messages.digest(optionsOf(container.env.orEmpty()).joinToString(FIELD_SEPARATOR)),
+            )
+
+        /** A digest of a pod template's spec: any change to it is a new training for a cache that failed. */
+        fun templateDigest(spec: PodSpec?): String =
+            Messages.digest(
+                io.fabric8.kubernetes.client.utils.Serialization
+                    .asJson(spec),
             )
 
         /** Each option variable as the container sets it: a value, or where the value comes from. */

@@ -44,6 +44,8 @@ class Training(
         val deployment: Deployment,
         val cache: AotCache,
         val jvm: JvmContainer,
+        /** Of the whole pod template (JvmContainer.templateDigest). */
+        val templateDigest: String,
         val plan: WarmupPlan,
         val cause: String,
         val trainRequest: String?,
@@ -142,7 +144,7 @@ class Training(
             image = before?.image
             codeFingerprint = before?.codeFingerprint
             optionsFingerprint = before?.optionsFingerprint
-            lastTrainingFor = input.jvm.trainingKey
+            lastTrainingFor = input.jvm.trainingKey(input.templateDigest)
             trainingPod = podName
             trainRequest = input.trainRequest
             trainCause = input.cause

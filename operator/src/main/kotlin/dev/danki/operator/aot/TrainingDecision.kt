@@ -20,20 +20,39 @@ object TrainingDecision {
     /** Trainings of one template in a row after its JVM refused the cache; then the cache stays Failed. */
     const val MAX_RETRAINS = 2
 
-    /** The cause to train with, or null: nothing to do. [trainRequest]: the Deployment's `danki.dev/aot-train`. */
-    fun of(status: AotCacheStatus?, jvm: JvmContainer, trainRequest: String?): String? {
+    /**
+     * The cause to train with, or null: nothing to do. [templateDigest]: of the whole pod template;
+     * [trainRequest]: the Deployment's `danki.dev/aot-train`. A ready cache is retrained when the JVM's
+     * code or options change; a failed or unsupported one on any change of the template (a fixed volume,
+     * a new library path), since that may be what made it fail.
+     */
+    fun of(status: AotCacheStatus?, jvm: JvmContainer, templateDigest: String, trainRequest: String?): String? {
         if (status?.phase == null) return CREATED
         return when {
-            status.phase == AotCache.PHASE_TRAINING -> RESUMED
+            status.phase == AotCache.PHASE_TRAINING -> {
+                RESUMED
+            }
 
-            trainRequest != null && trainRequest != status.trainRequest -> REQUESTED
+            trainRequest != null && trainRequest != status.trainRequest -> {
+                REQUESTED
+            }
 
-            status.lastTrainingFor != jvm.trainingKey -> TEMPLATE_CHANGED
+            status.phase == AotCache.PHASE_READY && status.lastTrainingFor?.startsWith(jvm.cacheKey + "/") != true -> {
+                TEMPLATE_CHANGED
+            }
+
+            status.phase != AotCache.PHASE_READY && status.lastTrainingFor != jvm.trainingKey(templateDigest) -> {
+                TEMPLATE_CHANGED
+            }
 
             status.phase == AotCache.PHASE_READY && status.sha256 != null && status.rejectedSha256 == status.sha256 &&
-                (status.retrains ?: 0) < MAX_RETRAINS -> REJECTED
+                (status.retrains ?: 0) < MAX_RETRAINS -> {
+                REJECTED
+            }
 
-            else -> null
+            else -> {
+                null
+            }
         }
     }
 
