@@ -251,7 +251,7 @@ phase_read_only() {
 phase_old_jvm() {
   exam_app old "danki/sample-service:$IMAGE_TAG"
   check "5: the AotCache of old (JDK 17) turns Unsupported" wait_for "$TIMEOUT" "AotCache old Unsupported" cache_phase_is old Unsupported
-  check "5: with an AotCacheUnsupported Warning naming JDK 24" grep -q 'JDK 24' <<<"$(cache_field old message)"
+  check "5: with an AotCacheUnsupported Warning naming JDK 25" grep -q 'JDK 25' <<<"$(cache_field old message)"
   check "5: an AotCacheUnsupported Event on the Deployment" event_on Deployment old AotCacheUnsupported
   local pod; pod=$(live_pods old | head -1)
   check "5: its pod still warms" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"

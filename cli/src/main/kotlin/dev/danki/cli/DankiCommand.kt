@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient
 class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NAME") ?: "danki") {
     override fun help(context: com.github.ajalt.clikt.core.Context) =
         "Warm-up before the busy hour: prewarm a Deployment with a go/no-go, report its WarmupRuns, " +
-            "bench a URL with danki's k6 warm-up, or print danki's version."
+            "bench a URL with danki's k6 warm-up, train a JDK AOT cache, or print danki's version."
 
     override val printHelpOnEmptyArgs = true
 
@@ -38,6 +38,7 @@ class DankiCommand : CoreNoOpCliktCommand(name = System.getenv("DANKI_COMMAND_NA
                     PrewarmCommand(console, clients),
                     ReportCommand(console, clients),
                     BenchCommand(console),
+                    TrainCommand(console, clients),
                     VersionCommand(console),
                 )
             return try {

@@ -188,7 +188,7 @@ class Training(
                 AotCache.PHASE_UNSUPPORTED,
                 "JvmTooOld",
                 "the JVM of ${input.jvm.image} (container ${input.jvm.name}) does not know -XX:AOTCacheOutput: the AOT " +
-                    "cache needs JDK 24 or later; nothing else changes for this Deployment",
+                    "cache needs JDK 25 or later (one-step training, JEP 514); nothing else changes for this Deployment",
             )
         }
         val ended = PodWatch.ended(pod)

@@ -45,7 +45,7 @@ class AotCache :
         const val PHASE_READY = "Ready"
         const val PHASE_FAILED = "Failed"
 
-        /** The JVM of the Deployment's image is older than JDK 24, which has no AOT cache. */
+        /** The JVM of the Deployment's image is older than JDK 25, which trains a cache in one step. */
         const val PHASE_UNSUPPORTED = "Unsupported"
 
         /** The one condition: the cache can be given to new pods. */
