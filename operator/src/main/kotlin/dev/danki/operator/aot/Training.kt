@@ -241,7 +241,8 @@ class Training(
                 "the warm-up of the training pod failed: ${outcome.reason}: ${outcome.message}",
             )
 
-            K6Outcome.Cancelled -> throw Stop(AotCache.PHASE_FAILED, "Cancelled", "the training was cancelled")
+            // the operator is stopping: the status stays Training, so the next leader starts it again
+            K6Outcome.Cancelled -> throw InterruptedException("the training's warm-up was cancelled")
         }
     }
 
