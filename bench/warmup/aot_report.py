@@ -75,7 +75,7 @@ def goals(doc):
     for target, figures in doc.items():
         if not isinstance(figures, dict) or "ratios" not in figures:
             continue
-        why = missing_reason(figures.get("with_cache")) or cpu_reason(figures["with_cache"])
+        why = missing_reason(figures) or cpu_reason(figures["with_cache"])
         r = figures["ratios"]
         result += [goal_row("AOT cache: start -> ContainersReady, with / without", target,
                             r["start_to_containers_ready"], GOAL_RATIO, why),
@@ -86,10 +86,11 @@ def goals(doc):
     return result
 
 
-def missing_reason(with_cache):
-    """Why there are no figures with the cache, if there are none."""
-    if not with_cache:
-        return "not measured with the cache"
+def missing_reason(figures):
+    """Why one side has no figures, if one has none."""
+    with_cache = figures.get("with_cache")
+    if not with_cache or not figures.get("without_cache"):
+        return f"not measured {'with' if not with_cache else 'without'} the cache"
     training = with_cache.get("training") or {}
     if training and not training.get("ready"):
         return f"no cache: AotCache {training.get('phase') or 'not created'} ({training.get('reason') or '-'})"

@@ -80,21 +80,18 @@ def experiment(section, target, strategy, n_from, n_to):
     out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
+    training = trained_cache(namespace, target, name, strategy) if strategy == "danki_aot" else None
+    if training and not training["ready"]:
+        remove(namespace, name, strategy)
+        # measured without a cache it would be the other strategy: say why instead
+        return {"section": section, "target": target.name, "strategy": strategy, "training": training,
+                "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
+    # after the training: a watch open through its minutes could outlive the API server's watch timeout
     watch = PodWatch(namespace, f"app={name}")
     warmer = SerialWarmer(out, namespace, watch, target) if strategy == "serial_fixed100" else None
-    first, training = None, None
+    first = None
     try:
-        if strategy == "danki_aot":
-            aot_training.forget(namespace, name)
-        t_apply = time.time()
         apply(namespace, manifest(target, name, n_from, strategy))
-        if strategy == "danki_aot":
-            training = aot_training.wait_trained(namespace, name, t_apply,
-                                                 int(os.environ.get("AOT_TRAIN_TIMEOUT", "900")))
-            if not training["ready"]:
-                # measured without a cache it would be the other strategy: say why instead
-                return {"section": section, "target": target.name, "strategy": strategy, "training": training,
-                        "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
         wait_settled(namespace, name, n_from, gate=DANKI_GATE if strategy.startswith("danki") else None)
         if n_from and not watch.wait(lambda pods: ready_count(pods, ()) >= n_from, 300):
             raise RuntimeError(f"{name}: {n_from} pods not Ready in 300 s")
@@ -129,9 +126,25 @@ def experiment(section, target, strategy, n_from, n_to):
         if warmer:
             warmer.stop()
         watch.stop()
-        delete_deployment(namespace, name)
-        if strategy == "danki_aot":
-            aot_training.forget(namespace, name)  # owned by the Deployment, but its claim should not outlive the run
+        remove(namespace, name, strategy)
+
+
+def trained_cache(namespace, target, name, strategy):
+    """danki_aot: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
+    aot_training.forget(namespace, name)
+    t_apply = time.time()
+    try:
+        apply(namespace, manifest(target, name, 0, strategy))
+        return aot_training.wait_trained(namespace, name, t_apply, int(os.environ.get("AOT_TRAIN_TIMEOUT", "900")))
+    except BaseException:
+        remove(namespace, name, strategy)
+        raise
+
+
+def remove(namespace, name, strategy):
+    delete_deployment(namespace, name)
+    if strategy == "danki_aot":
+        aot_training.forget(namespace, name)  # owned by the Deployment, but its claim should not outlive the run
 
 
 def main(argv):

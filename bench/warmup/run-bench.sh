@@ -13,8 +13,9 @@
 #   aot      (not by default) per JDK 25 target, one new pod warmed by danki without and with its AOT
 #            cache: start -> ContainersReady, ContainersReady -> Ready, cold P95, first-100 quality, and
 #            the cache's training. It reinstalls the operator with the AOT chart values, so it runs last.
-#            Not in the default list: its trainings and 4 more one-pod runs add about 20-25 min to a run of
-#            about 40, and it needs the JDK 25 images (danki/sample-service-jdk25, danki/spring-shop-jdk25).
+#            Not in the default list: 4 more one-pod runs (about 2.5 min each, as single's) and 2 trainings
+#            add some 15-25 min to a run whose single and scaleup took 38 min, and it needs the JDK 25
+#            images (danki/sample-service-jdk25, danki/spring-shop-jdk25).
 #            BENCH_SECTIONS=aot runs it alone; the other sections in warmup.md and .json are kept from the
 #            run that measured them (bench/results/warmup-records.jsonl).
 #
