@@ -27,14 +27,14 @@ $(SPRING_SHOP_JAR): $(SPRING_SHOP_DIR)/pom.xml $(SPRING_SHOP_SOURCES)
 bench-targets: $(SAMPLE_STAMP) $(SPRING_SHOP_JAR) ## Build the benchmarks' warm-up targets: the sample service and spring-shop.
 
 .PHONY: bench
-bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; writes bench/results/warmup.md and .json.
+bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; BENCH_SECTIONS=aot (or added to the list) danki's AOT cache on JDK 25; writes bench/results/warmup.md and .json, keeping sections not run.
 	@CLUSTER_INSTANCE=$(BENCH_CLUSTER_INSTANCE) CLUSTER_NODES=$$(($(BENCH_WORKERS) + 1)) \
 	  NODE_CPU=$(BENCH_NODE_CPU) SYSTEM_NODE_CPU=$(BENCH_SYSTEM_CPU) BENCH_WORKERS=$(BENCH_WORKERS) \
 	  REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  $(REPO)/bench/warmup/run-bench.sh
 
 .PHONY: bench-results
-bench-results: ## Re-render bench/results/warmup.md and .json from the last bench run's data in .work/bench.
+bench-results: ## Re-render bench/results/warmup.md and .json from the last bench run's data in .work/bench (other sections from bench/results/warmup-records.jsonl).
 	@python3 $(REPO)/bench/warmup/results.py $(WORK)/bench/records.jsonl $(REPO)/bench/results/warmup.json \
 	  >$(REPO)/bench/results/warmup.md
 

@@ -29,6 +29,16 @@ def get_json(*args):
     return json.loads(kubectl("get", *args, "-o", "json"))
 
 
+def find_json(*args):
+    """get_json, or None while the object does not exist (yet)."""
+    result = subprocess.run([KUBECTL, "get", *args, "-o", "json"], capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        if "NotFound" in result.stderr:
+            return None
+        raise RuntimeError(f"kubectl get {' '.join(args)}: {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
 def scale(namespace, deployment, replicas):
     kubectl("-n", namespace, "scale", "deployment", deployment, f"--replicas={replicas}")
 

@@ -9,7 +9,7 @@ what danki warms it with, and how "the first 100 real requests" are sent to it.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -89,3 +89,14 @@ SPRING = Target(
 )
 
 TARGETS = {t.name: t for t in (SAMPLE, SPRING)}
+
+SPRING_JDK25_POD_JAR = "/opt/danki/spring-shop/spring-shop.jar"
+"""The launcher jar of the JDK 25 image's extracted Spring Boot layout (Dockerfile stage spring-shop-jdk25):
+an AOT cache wants the extracted layout, whose JVM command line names this jar, not the fat one."""
+
+JDK25_TARGETS = {t.name: t for t in (
+    replace(SAMPLE, name="sample-jdk25", image="danki/sample-service-jdk25:dev"),
+    replace(SPRING, name="spring-shop-jdk25", image="danki/spring-shop-jdk25:dev", pod_jar=SPRING_JDK25_POD_JAR),
+)}
+"""The targets on JDK 25, which can start from danki's AOT cache (the bench's aot section). Cluster only, so
+not in TARGETS: on loopback they would run the same jar on the host's JVM as their originals."""

@@ -2,6 +2,7 @@
 
   cluster_bench.py single  TARGET STRATEGY   a Deployment scaled 0 -> 1
   cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO
+  cluster_bench.py aot     TARGET STRATEGY   as single, on a JDK 25 target, danki with and without its AOT cache
 
 Each new pod gets the target's first 100 user requests at 20/s the moment the cluster says it is Ready
 (as its Service would send them); after every pod is Ready, each gets 6,000 more and 3 more passes of
@@ -9,10 +10,16 @@ Each new pod gets the target's first 100 user requests at 20/s the moment the cl
 the last Ready. One JSON record is appended to RECORDS (run-bench.sh sets it).
 
 Strategies: none (no gate), serial_fixed100 (the harness's simple serial warmer: one pod at a time,
-100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics).
+100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics),
+danki_aot (danki with danki.dev/aot-cache: its Deployment is applied at 0 replicas first and the scale
+waits, at most AOT_TRAIN_TIMEOUT s, until danki has trained its AotCache; the training's figures are
+recorded, and a cache not Ready is recorded instead of a scale without it).
+In the aot section a pod's start is its first_seen: the host time the pod watch, started before the scale,
+first saw it (its creation, as the watch delivers it), on the same clock as its ContainersReady and Ready.
 Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
 SCALEUP_TO is at most the cluster's worker nodes.
-Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s).
+Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s),
+AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min).
 """
 
 import json
@@ -23,14 +30,17 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "targets"))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import aot_training  # noqa: E402
 import cpu  # noqa: E402
 from first_requests import FirstRequests  # noqa: E402
-from kube import PodWatch, apply, delete_deployment, get_json, scale, wait_settled  # noqa: E402
+from kube import PodWatch, apply, delete_deployment, find_json, get_json, scale, wait_settled  # noqa: E402
 from manifests import danki_annotations, deployment  # noqa: E402
 from serial_warmer import SerialWarmer  # noqa: E402
-from targets import TARGETS  # noqa: E402
+from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
-STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit")
+STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot")
+AOT_ANNOTATION = "danki.dev/aot-cache"
+"""Opts a Deployment into danki's AOT cache; on a pod, the SHA-256 of the cache it was given (operator Keys)."""
 DANKI_GATE = "danki.dev/warmed"
 """danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
 
@@ -45,8 +55,9 @@ def manifest(target, name, replicas, strategy):
     if strategy == "serial_fixed100":
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
-        return deployment(target, name, replicas, annotations=danki_annotations(target, jit=strategy == "danki_jit"),
-                          **placement)
+        extra = {AOT_ANNOTATION: "enabled"} if strategy == "danki_aot" else None
+        return deployment(target, name, replicas, annotations=danki_annotations(
+            target, jit=strategy == "danki_jit", extra=extra), **placement)
     return deployment(target, name, replicas, **placement)
 
 
@@ -59,10 +70,23 @@ def warmup_runs(namespace, pods):
     return {r["spec"]["podName"]: r.get("status", {}) for r in runs if r["spec"].get("podName") in pods}
 
 
+def pod_annotations(namespace, pods, key):
+    """Per pod, its annotation KEY (None when absent or the pod is gone)."""
+    found = {n: find_json("-n", namespace, "pod", n) for n in pods}
+    return {n: ((p or {}).get("metadata", {}).get("annotations") or {}).get(key) for n, p in found.items()}
+
+
 def experiment(section, target, strategy, n_from, n_to):
     out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
+    training = trained_cache(namespace, target, name, strategy) if strategy == "danki_aot" else None
+    if training and not training["ready"]:
+        remove(namespace, name, strategy)
+        # measured without a cache it would be the other strategy: say why instead
+        return {"section": section, "target": target.name, "strategy": strategy, "training": training,
+                "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
+    # after the training: a watch open through its minutes could outlive the API server's watch timeout
     watch = PodWatch(namespace, f"app={name}")
     warmer = SerialWarmer(out, namespace, watch, target) if strategy == "serial_fixed100" else None
     first = None
@@ -92,6 +116,9 @@ def experiment(section, target, strategy, n_from, n_to):
             "serial": warmer.log if warmer else None,
         }
         record["quality"] = first.fully_warm(pods)
+        if section == "aot" or training:
+            record["training"] = training
+            record["pod_aot_cache"] = pod_annotations(namespace, pods, AOT_ANNOTATION)
         return record
     finally:
         if first:
@@ -99,17 +126,41 @@ def experiment(section, target, strategy, n_from, n_to):
         if warmer:
             warmer.stop()
         watch.stop()
-        delete_deployment(namespace, name)
+        remove(namespace, name, strategy)
+
+
+def trained_cache(namespace, target, name, strategy):
+    """danki_aot: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
+    aot_training.forget(namespace, name)
+    t_apply = time.time()
+    try:
+        apply(namespace, manifest(target, name, 0, strategy))
+        return aot_training.wait_trained(namespace, name, t_apply, int(os.environ.get("AOT_TRAIN_TIMEOUT", "900")))
+    except BaseException:
+        remove(namespace, name, strategy)
+        raise
+
+
+def remove(namespace, name, strategy):
+    delete_deployment(namespace, name)
+    if strategy == "danki_aot":
+        aot_training.forget(namespace, name)  # owned by the Deployment, but its claim should not outlive the run
 
 
 def main(argv):
-    section, target, strategy = argv[1], TARGETS[argv[2]], argv[3]
+    section, target, strategy = argv[1], {**TARGETS, **JDK25_TARGETS}[argv[2]], argv[3]
+    if section not in ("single", "scaleup", "aot"):
+        sys.exit(f"cluster_bench.py: section {section}: expected single, scaleup or aot")
     if strategy not in STRATEGIES:
         sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
-    n_from, n_to = (0, 1) if section == "single" else (1, int(os.environ["SCALEUP_TO"]))
+    n_from, n_to = (1, int(os.environ["SCALEUP_TO"])) if section == "scaleup" else (0, 1)
     record = experiment(section, target, strategy, n_from, n_to)
     with open(os.environ["RECORDS"], "a") as f:
         f.write(json.dumps(record) + "\n")
+    if record.get("training") and not record["training"]["ready"]:
+        print(f"{section} {target.name} {strategy}: AotCache not Ready: {record['training']['phase']}, "
+              f"{record['training']['reason']}", flush=True)
+        return
     ratios = sorted(q["ratio"] for q in record["quality"].values() if q["ratio"])
     print(f"{section} {target.name} {strategy}: all Ready {record['all_ready_s'] and round(record['all_ready_s'], 1)} s; "
           f"first-100 / fully warm median {ratios[len(ratios) // 2] if ratios else None}", flush=True)

@@ -1,9 +1,16 @@
-"""Writes bench/results/warmup.md (on stdout) from one run's records.jsonl (bench/warmup/measure.py)."""
+"""Writes bench/results/warmup.md (on stdout) from one run's records.jsonl (bench/warmup/measure.py), and
+with JSON_PATH warmup.json; sections the run did not measure are kept from the earlier runs' records beside
+JSON_PATH (merged_records.py), and the .md says which run each of those came from.
+
+  results.py RECORDS [JSON_PATH]
+"""
 
 import json
 import statistics
 import sys
 
+import aot_report
+import merged_records
 import strategies_report
 
 def ms(v):
@@ -91,24 +98,37 @@ def layout_markdown(layout):
 
 
 def main(path, json_path=None):
-    records = [json.loads(line) for line in open(path)]
+    with open(path) as f:
+        records = [json.loads(line) for line in f]
+    current = merged_records.run_of(records)
+    if json_path:
+        records = merged_records.merge(records, merged_records.load(json_path))
     by = lambda s: [r for r in records if r["section"] == s]  # noqa: E731
     machine = (by("machine") or [{}])[0]
     layout = (by("layout") or [{}])[0]
+    notes = {s: merged_records.earlier_run_note(by(s), current) for s in
+             ("layout", "single", "scaleup", "scale", "cache", "aot")}
+    from_one_run = not any(notes.values())
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
-           f"{machine.get('commit', '?')}, {machine.get('k6', 'k6')}. Everything below comes from this one run, "
-           "on the embedded local cluster: the real kubelet on containerd, each node's CPU a CFS quota on its "
+           f"{machine.get('commit', '?')}, {machine.get('k6', 'k6')}. "
+           + ("Everything below comes from this one run, " if from_one_run else
+              "Everything below comes from this run except the sections that name an earlier one, ")
+           + "on the embedded local cluster: the real kubelet on containerd, each node's CPU a CFS quota on its "
            "cgroup, the control plane, kubelets and containerd outside every budget. "
            "`bench/results/warmup.json` holds the same figures.", ""]
+    note = lambda s: [notes[s], ""] if notes[s] else []  # noqa: E731
     if layout:
-        out += ["## Layout", "", layout_markdown(layout), ""]
+        out += ["## Layout", ""] + note("layout") + [layout_markdown(layout), ""]
     strategies = by("single") + by("scaleup")
     doc = strategies_report.as_json(strategies)
-    if strategies:
+    if by("aot"):
+        doc["aot"] = aot_report.as_json(by("aot"))
+        doc["goals"] += aot_report.goals(doc["aot"])
+    if doc["goals"]:
         out += ["## Goals", "", strategies_report.goals_markdown(doc), ""]
     if by("single"):
-        out += ["## 1. One new pod", "",
+        out += ["## 1. One new pod", ""] + note("single") + [
                 "Each strategy gets its own Deployment scaled 0 -> 1, one at a time. The pod gets its first 100 "
                 "user requests at 20/s the moment the cluster says it is Ready; then 6,000 more and 3 passes of "
                 "100, whose median P95 is its fully warm P95. First-100 / fully warm is the P95 ratio.", "",
@@ -117,23 +137,34 @@ def main(path, json_path=None):
                 strategies_report.danki_split(by("single")), ""]
     if by("scaleup"):
         to = (by("scaleup") or [{}])[0].get("n_to", "?")
-        out += [f"## 2. Scale-up 1 -> {to}", "",
+        out += [f"## 2. Scale-up 1 -> {to}", ""] + note("scaleup") + [
                 f"A Deployment at 1 replica scaled to {to}; each new pod, on a node of its own, gets its first 100 user requests "
                 "the moment it is Ready (while the others may still be warming, as in a real scale-up), then, "
                 "after all are Ready, one at a time, its fully warm P95 as above. The serial warmer is this "
                 "harness's simulation of a simple peer: one pod at a time, 100 requests at up to 100/s, then its "
                 "gate.", "", strategies_report.section_markdown(by("scaleup"), "scaleup"), ""]
     if by("scale"):
-        out += ["## 3. Scale", "",
+        out += ["## 3. Scale", ""] + note("scale") + [
                 "An annotated Deployment scaled 0 -> N; time until every new pod is Ready, per operator "
                 "concurrency (the chart's `concurrency`). CPU is the operator process's own (JVM) and its k6 "
                 "children's, from /proc, over the whole scale-up.", "", scale(by("scale")), ""]
     if by("cache"):
-        out += ["## 4. Operator footprint with a full informer cache", "", cache(by("cache")[0]), ""]
+        out += ["## 4. Operator footprint with a full informer cache", ""] + note("cache") + [cache(by("cache")[0]), ""]
+    if by("aot"):
+        out += ["## 5. JDK AOT cache (JDK 25)", ""] + note("aot") + [
+                "One new pod (0 -> 1) per JDK 25 target, warmed by danki without and with its AOT cache "
+                "(`danki.dev/aot-cache: enabled`), on the same image. With the cache the Deployment is applied at "
+                "0 replicas first and the scale waits until danki has trained its AotCache. Start is the host "
+                "time the pod watch first saw the pod (its creation); danki's cold and warm P95 and its warm-up "
+                "requests are the WarmupRun's; first-100 / fully warm as in section 1. Goal: with / without at "
+                f"most {aot_report.GOAL_RATIO}x for both times, first-100 / fully warm no worse.", "",
+                aot_report.section_markdown(doc["aot"]), ""]
     print("\n".join(out))
     if json_path:
-        doc["machine"] = machine
-        doc["layout"] = layout
+        doc["machine"] = {k: v for k, v in machine.items() if k != "run"}  # section_runs says which run
+        doc["layout"] = {k: v for k, v in layout.items() if k != "run"}
+        doc["section_runs"] = {s: rs[0].get("run") for s in notes if (rs := by(s))}
+        merged_records.save(json_path, records)
         with open(json_path, "w") as f:
             json.dump(doc, f, indent=2, sort_keys=True)
             f.write("\n")

@@ -10,8 +10,17 @@
 #   scale    time until N new pods are all warmed (N in BENCH_SCALE_N) per operator concurrency
 #            (BENCH_CONCURRENCY); operator CPU seconds per warmed pod
 #   cache    operator RSS and CPU with BENCH_FAKE_PODS opted-in pods in its informer cache
+#   aot      (not by default) per JDK 25 target, one new pod warmed by danki without and with its AOT
+#            cache: start -> ContainersReady, ContainersReady -> Ready, cold P95, first-100 quality, and
+#            the cache's training. It reinstalls the operator with the AOT chart values, so it runs last.
+#            Not in the default list: 4 more one-pod runs (about 2.5 min each, as single's) and 2 trainings
+#            add some 15-25 min to a run whose single and scaleup took 38 min, and it needs the JDK 25
+#            images (danki/sample-service-jdk25, danki/spring-shop-jdk25).
+#            BENCH_SECTIONS=aot runs it alone; the other sections in warmup.md and .json are kept from the
+#            run that measured them (bench/results/warmup-records.jsonl).
 #
-# Env: BENCH_SECTIONS ("single scaleup scale cache"), BENCH_TARGETS ("sample spring-shop"),
+# Env: BENCH_SECTIONS ("single scaleup scale cache"; add aot, or aot alone), BENCH_TARGETS ("sample spring-shop"),
+#      BENCH_AOT_TARGETS ("sample-jdk25 spring-shop-jdk25"), AOT_TRAIN_TIMEOUT (900 s per training),
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
 #      BENCH_SCALEUP_STRATEGIES ("none serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("4 8": 100m each on the workers),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
@@ -37,12 +46,17 @@ BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-none serial_fixed100 danki 
 BENCH_SCALE_N=${BENCH_SCALE_N:-4 8}
 BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-4 16}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
+BENCH_AOT_TARGETS=${BENCH_AOT_TARGETS:-sample-jdk25 spring-shop-jdk25}
+AOT_TRAIN_TIMEOUT=${AOT_TRAIN_TIMEOUT:-900}
+# What the AOT cache needs of the chart (docs/aot-cache.md): the runner image (dev, as the operator's) hashes
+# and checks each cache; danki-local is the local cluster's storage class.
+AOT_CHART_SET="runner.enabled=true runner.image.tag=dev aotCache.enabled=true aotCache.storageClassName=danki-local"
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
 SCALEUP_TO=${SCALEUP_TO:-${BENCH_WORKERS:-4}}
 [[ $SCALEUP_TO =~ ^[2-8]$ ]] || die "SCALEUP_TO must be 2 to 8 (one pod per worker node), got '$SCALEUP_TO'"
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
 RESULTS_JSON=${RESULTS%.md}.json
-export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO KUBECTL="$K" K6 NAMESPACE=danki-bench
+export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO AOT_TRAIN_TIMEOUT KUBECTL="$K" K6 NAMESPACE=danki-bench
 T_BENCH=$(now_s)
 
 cleanup() {
@@ -79,10 +93,11 @@ $K create namespace danki-bench --dry-run=client -o yaml | $K apply -f - >/dev/n
 record section=machine description="\"$(machine_description)\"" date="\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"" \
   k6="\"$($K6 version 2>/dev/null | head -1)\"" commit="\"$(git -C "$REPO" rev-parse --short HEAD)\""
 
-# bench_single / bench_scaleup: every target and strategy, one Deployment at a time
+# bench_single / bench_scaleup / bench_aot: every target (TARGETS, default BENCH_TARGETS) and strategy,
+# one Deployment at a time
 bench_strategies() {
-  local section=$1 strategies=$2 t s
-  for t in $BENCH_TARGETS; do
+  local section=$1 strategies=$2 targets=${3:-$BENCH_TARGETS} t s
+  for t in $targets; do
     for s in $strategies; do
       info "$section: $t, $s"
       "$PY" "$BENCH_DIR/cluster_bench.py" "$section" "$t" "$s" || die "$section $t $s failed"
@@ -91,8 +106,16 @@ bench_strategies() {
 }
 bench_single() { step single "one new pod per target and strategy"; bench_strategies single "$BENCH_SINGLE_STRATEGIES"; }
 bench_scaleup() { step scaleup "1 -> $SCALEUP_TO per target and strategy"; bench_strategies scaleup "$BENCH_SCALEUP_STRATEGIES"; }
+# danki on the same JDK 25 image is the fair other side: the cache is then the only difference.
+bench_aot() {
+  step aot "one new pod per JDK 25 target, danki without and with its AOT cache"
+  BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} $AOT_CHART_SET" install_operator
+  bench_strategies aot "danki danki_aot" "$BENCH_AOT_TARGETS"
+}
 
-for section in $BENCH_SECTIONS; do "bench_$section"; done
+for section in $BENCH_SECTIONS; do [[ $section == aot ]] || "bench_$section"; done
+# last, as its chart values would otherwise be under every section after it
+if [[ " $BENCH_SECTIONS " == *" aot "* ]]; then bench_aot; fi
 
 step results "writing $RESULTS"
 "$PY" "$BENCH_DIR/results.py" "$RECORDS" "$RESULTS_JSON" >"$RESULTS"

@@ -60,14 +60,19 @@ def as_json(records):
     return doc
 
 
+def goal_row(name, target, value, limit, why=None):
+    """One entry of warmup.json's goals: met when VALUE is at most LIMIT; where missed, by how much and why."""
+    met = value is not None and value <= limit
+    return {"goal": name, "target": target, "value": value, "limit": limit, "met": met,
+            "over_by": None if met or value is None else value / limit, "why": None if met else why}
+
+
 def goals(targets):
     """The throughput issue's goals, each with its measured value and, where missed, by how much."""
     result = []
 
-    def goal(name, target, value, limit, why=None):
-        met = value is not None and value <= limit
-        result.append({"goal": name, "target": target, "value": value, "limit": limit, "met": met,
-                       "over_by": None if met or value is None else value / limit, "why": None if met else why})
+    def goal(*args):
+        result.append(goal_row(*args))
 
     for target, sections in targets.items():
         up = sections.get("scaleup", {})

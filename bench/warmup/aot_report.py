@@ -1,0 +1,146 @@
+"""The `aot` section of bench/results/warmup.md and warmup.json: per JDK 25 target, one new pod warmed by
+danki without and with its AOT cache, and the issue's goal: with the cache, start -> ContainersReady and
+ContainersReady -> Ready each at most GOAL_RATIO of without, at first-100 quality no worse."""
+
+from strategies_report import cpu_reason, fmt, goal_row, median, table
+
+GOAL_RATIO = 0.6
+SAMPLE = "sample-jdk25"
+"""The target whose with / without ratios warmup.json keeps at the top of `aot`, as the issue names them."""
+SIDES = {"danki": "without_cache", "danki_aot": "with_cache"}
+"""The section's two strategies: danki on the same JDK 25 image, so the cache is the only difference."""
+
+
+def pod_figures(r, name):
+    """One pod's figures: its timeline on the host clock, its WarmupRun, its first-100 quality."""
+    pod, run = r["pods"][name], (r.get("runs") or {}).get(name) or {}
+    quality = r["quality"].get(name) or {}
+    first_seen, containers_ready, ready = pod["first_seen"], pod["containers_ready"], pod["ready"]
+    return {
+        "start_to_containers_ready_s": containers_ready - first_seen if containers_ready else None,
+        "containers_ready_to_ready_s": ready - containers_ready if ready and containers_ready else None,
+        "cold_p95_ms": (run.get("cold") or {}).get("p95"), "warm_p95_ms": (run.get("warm") or {}).get("p95"),
+        "warmup_requests": (run.get("requests") or {}).get("warmup"), "aot_cache": run.get("aotCache"),
+        "pod_aot_cache": (r.get("pod_aot_cache") or {}).get(name),
+        "first100_p95_ms": (quality.get("first100") or {}).get("p95"), "fully_warm_p95_ms": quality.get("steady_p95"),
+        "first100_over_fully_warm": quality.get("ratio"),
+    }
+
+
+MEDIANS = ("start_to_containers_ready_s", "containers_ready_to_ready_s", "cold_p95_ms", "warm_p95_ms",
+           "warmup_requests", "first100_p95_ms", "fully_warm_p95_ms", "first100_over_fully_warm")
+
+
+def summary(r):
+    """One strategy of one target: each pod's figures, their medians, and the training (with the cache)."""
+    pods = {n: pod_figures(r, n) for n in sorted(r["pods"])}
+    out = {"strategy": r["strategy"], "pods": pods, "pods_ready": sum(1 for p in r["pods"].values() if p["ready"]),
+           "training": r.get("training"), "cpu_s": {k: round(v, 2) for k, v in (r.get("cpu") or {}).items()
+                                                   if isinstance(v, float)},
+           "machine_busy_share": (r.get("cpu") or {}).get("machine_busy_share"), "wall_s": r.get("wall_s")}
+    out.update({k + "_median": median(p[k] for p in pods.values()) for k in MEDIANS})
+    return out
+
+
+RATIOS = {"start_to_containers_ready": "start_to_containers_ready_s",
+          "containers_ready_to_ready": "containers_ready_to_ready_s",
+          "first100_over_fully_warm": "first100_over_fully_warm"}
+"""Each with / without ratio and the figure whose medians it divides."""
+
+
+def ratio(with_cache, without, key):
+    a, b = (with_cache or {}).get(key + "_median"), (without or {}).get(key + "_median")
+    return a / b if a is not None and b else None
+
+
+def as_json(records):
+    """warmup.json's `aot`: per target with and without the cache, their ratios; the sample's at the top."""
+    doc = {}
+    for r in records:
+        if r["strategy"] in SIDES:
+            doc.setdefault(r["target"], {})[SIDES[r["strategy"]]] = summary(r)
+    for figures in doc.values():
+        with_cache, without = figures.get("with_cache"), figures.get("without_cache")
+        figures["ratios"] = {name: ratio(with_cache, without, key) for name, key in RATIOS.items()}
+    sample = doc.get(SAMPLE, {}).get("ratios", {})
+    doc["start_to_containers_ready_ratio"] = sample.get("start_to_containers_ready")
+    doc["containers_ready_to_ready_ratio"] = sample.get("containers_ready_to_ready")
+    return doc
+
+
+def goals(doc):
+    """Per target measured both ways: the two time ratios at most GOAL_RATIO, and first-100 quality with the
+    cache no worse than without (its ratio to without's at most 1)."""
+    result = []
+    for target, figures in doc.items():
+        if not isinstance(figures, dict) or "ratios" not in figures:
+            continue
+        why = missing_reason(figures) or cpu_reason(figures["with_cache"])
+        r = figures["ratios"]
+        result += [goal_row("AOT cache: start -> ContainersReady, with / without", target,
+                            r["start_to_containers_ready"], GOAL_RATIO, why),
+                   goal_row("AOT cache: ContainersReady -> Ready, with / without", target,
+                            r["containers_ready_to_ready"], GOAL_RATIO, why),
+                   goal_row("AOT cache: first-100 P95 / fully warm, with / without", target,
+                            r["first100_over_fully_warm"], 1.0, why)]
+    return result
+
+
+def missing_reason(figures):
+    """Why one side has no figures, if one has none."""
+    with_cache = figures.get("with_cache")
+    if not with_cache or not figures.get("without_cache"):
+        return f"not measured {'with' if not with_cache else 'without'} the cache"
+    training = with_cache.get("training") or {}
+    if training and not training.get("ready"):
+        return f"no cache: AotCache {training.get('phase') or 'not created'} ({training.get('reason') or '-'})"
+    return None
+
+
+ROWS = [("start -> ContainersReady (median)", "start_to_containers_ready_s", " s", 1),
+        ("ContainersReady -> Ready (median)", "containers_ready_to_ready_s", " s", 1),
+        ("danki's cold P95 (median)", "cold_p95_ms", " ms", 1), ("danki's warm P95 (median)", "warm_p95_ms", " ms", 1),
+        ("warm-up requests (median)", "warmup_requests", "", 0),
+        ("first-100 P95 (median)", "first100_p95_ms", " ms", 1),
+        ("fully warm P95 (median)", "fully_warm_p95_ms", " ms", 1),
+        ("first-100 / fully warm (median)", "first100_over_fully_warm", "x", 2)]
+
+
+def training_line(training):
+    if not training:
+        return "Training: not measured."
+    if not training["ready"]:
+        return (f"Training: the AotCache was not Ready within {training['timeout_s']} s (phase "
+                f"{training['phase'] or 'none'}, {training['reason'] or 'no reason'}: {training['message'] or ''}); "
+                "the pod with the cache was not measured.")
+    size = training["size_bytes"]
+    return (f"Training: Deployment applied -> AotCache Ready {fmt(training['apply_to_ready_s'], ' s')}, "
+            f"{training['training_requests'] if training['training_requests'] is not None else '-'} training "
+            f"requests, cache {fmt(size / 2**20 if size else None, ' MiB')}, "
+            f"sha256 {(training['sha256'] or '-')[:12]}, "
+            f"trained at {training['trained_at'] or '-'}.")
+
+
+def target_markdown(target, figures):
+    without, with_cache = figures.get("without_cache") or {}, figures.get("with_cache") or {}
+    rows = [["pods Ready", f"{without.get('pods_ready', '-')}/{len(without.get('pods', {}))}",
+             f"{with_cache.get('pods_ready', '-')}/{len(with_cache.get('pods', {}))}", ""]]
+    for label, key, unit, digits in ROWS:
+        a, b = without.get(key + "_median"), with_cache.get(key + "_median")
+        rows.append([label, fmt(a, unit, digits), fmt(b, unit, digits), fmt(b / a if a and b is not None else None,
+                                                                             "x", 2)])
+    rows.append(["WarmupRun status.aotCache", outcomes(without, "aot_cache"), outcomes(with_cache, "aot_cache"), ""])
+    rows.append(["pod's danki.dev/aot-cache", outcomes(without, "pod_aot_cache", 12),
+                 outcomes(with_cache, "pod_aot_cache", 12), ""])
+    return (f"### {target}\n\n" + table(["", "danki without cache", "danki with cache", "with / without"], rows)
+            + "\n\n" + training_line(with_cache.get("training")))
+
+
+def outcomes(side, key, cut=None):
+    values = [p[key] for p in side.get("pods", {}).values()]
+    return ", ".join("-" if v is None else v[:cut] for v in values) or "-"
+
+
+def section_markdown(doc):
+    parts = [target_markdown(t, f) for t, f in doc.items() if isinstance(f, dict) and "ratios" in f]
+    return "\n\n".join(parts)

@@ -1,0 +1,147 @@
+"""results.py's aot section and its merge with an earlier run's sections, on synthetic records.
+
+  python3 bench/warmup/results_test.py
+"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import results  # noqa: E402
+
+CPU = {"machine_busy_share": 0.9, "cores": 2, "pods": 20.0, "operator": 1.0}
+
+
+def machine(date, commit):
+    return {"section": "machine", "description": "2 cores", "date": date, "commit": commit, "k6": "k6 v1"}
+
+
+def pod(start, containers_ready, ready):
+    return {"ip": "10.0.0.1", "first_seen": start, "containers_ready": containers_ready, "ready": ready}
+
+
+def strategy_record(section, target, strategy, pods, runs=None, ratios=None, training=None):
+    """A cluster_bench.py record. PODS: name -> (start, ContainersReady, Ready); RATIOS: name -> first-100 /
+    fully warm."""
+    ratios = ratios or {n: 2.0 for n in pods}
+    r = {"section": section, "target": target, "strategy": strategy, "n_from": 0, "n_to": len(pods),
+         "t_scale": 0.0, "all_ready": True, "all_ready_s": max(p[2] for p in pods.values()), "timeout_s": 900,
+         "wall_s": 60.0, "cpu": dict(CPU), "pods": {n: pod(*p) for n, p in pods.items()}, "first_errors": {},
+         "runs": runs or {}, "serial": None,
+         "quality": {n: {"first100": {"p95": 20.0 * q}, "steady_p95": 20.0, "ratio": q} for n, q in ratios.items()}}
+    if section == "aot":
+        r["training"] = training
+        r["pod_aot_cache"] = {n: ("ab" * 32 if strategy == "danki_aot" else None) for n in pods}
+    return r
+
+
+def run(cold_p95, warmup, aot_cache):
+    return {"cold": {"p95": cold_p95}, "warm": {"p95": 10.0}, "requests": {"warmup": warmup}, "aotCache": aot_cache,
+            "stopReason": "Converged"}
+
+
+TRAINED = {"ready": True, "phase": "Ready", "reason": "Trained", "message": None, "apply_to_ready_s": 120.0,
+           "timeout_s": 900, "training_requests": 2000, "size_bytes": 70 * 2**20, "sha256": "ab" * 32,
+           "trained_at": "2026-11-26T10:00:00Z"}
+
+
+def aot_run(target, with_start_s=4.0, with_gap_s=14.0, with_ratio=1.2):
+    """An aot-only run: without the cache 10 s to ContainersReady and 40 s to Ready; with it as given."""
+    return [machine("2026-11-27T10:00:00Z", "bbbbbbb"),
+            strategy_record("aot", target, "danki", {"p1": (0.0, 10.0, 50.0)}, {"p1": run(900.0, 2000, None)},
+                            {"p1": 1.3}),
+            strategy_record("aot", target, "danki_aot", {"p2": (0.0, with_start_s, with_start_s + with_gap_s)},
+                            {"p2": run(300.0, 600, "used")}, {"p2": with_ratio}, TRAINED)]
+
+
+def full_run():
+    return [machine("2026-11-26T07:45:09Z", "aaaaaaa"),
+            {"section": "layout", "nodes": [{"node": "n1", "role": "worker", "cpu": "350m", "memory": "1Gi"}],
+             "scaleup_to": 4},
+            strategy_record("single", "sample", "danki", {"p0": (0.0, 10.0, 70.0)}, {"p0": run(900.0, 2003, None)})]
+
+
+class ResultsTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.json_path = os.path.join(self.dir.name, "warmup.json")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def render(self, records):
+        path = os.path.join(self.dir.name, "records.jsonl")
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in records)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            results.main(path, self.json_path)
+        with open(self.json_path) as f:
+            return out.getvalue(), json.load(f)
+
+    def test_aot_ratios_are_the_sample_targets_with_over_without(self):
+        _, doc = self.render(aot_run("sample-jdk25"))
+        self.assertAlmostEqual(doc["aot"]["start_to_containers_ready_ratio"], 0.4)
+        self.assertAlmostEqual(doc["aot"]["containers_ready_to_ready_ratio"], 0.35)
+        figures = doc["aot"]["sample-jdk25"]["with_cache"]
+        self.assertEqual(figures["pods"]["p2"]["aot_cache"], "used")
+        self.assertEqual(figures["cold_p95_ms_median"], 300.0)
+        self.assertEqual(figures["warmup_requests_median"], 600)
+        self.assertEqual(figures["training"]["training_requests"], 2000)
+
+    def test_aot_goals_join_the_goals_list_in_its_format(self):
+        _, doc = self.render(aot_run("sample-jdk25", with_start_s=7.0, with_ratio=1.4))
+        goals = {g["goal"]: g for g in doc["goals"] if g["goal"].startswith("AOT cache")}
+        start = goals["AOT cache: start -> ContainersReady, with / without"]
+        self.assertEqual((start["met"], start["limit"]), (False, 0.6))
+        self.assertAlmostEqual(start["over_by"], 0.7 / 0.6)
+        self.assertIn("machine 90 % busy", start["why"])
+        self.assertTrue(goals["AOT cache: ContainersReady -> Ready, with / without"]["met"])
+        self.assertFalse(goals["AOT cache: first-100 P95 / fully warm, with / without"]["met"])
+        self.assertEqual(set(start), set(doc["goals"][0]))
+
+    def test_spring_shop_figures_go_under_their_target_not_the_top_ratios(self):
+        _, doc = self.render(aot_run("spring-shop-jdk25"))
+        self.assertIn("spring-shop-jdk25", doc["aot"])
+        self.assertIsNone(doc["aot"]["start_to_containers_ready_ratio"])
+
+    def test_a_failed_training_says_why_and_misses_its_goals(self):
+        failed = dict(TRAINED, ready=False, phase="Unsupported", reason="OldJvm", apply_to_ready_s=None)
+        records = aot_run("sample-jdk25")
+        records[2] = {"section": "aot", "target": "sample-jdk25", "strategy": "danki_aot", "training": failed,
+                      "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
+        md, doc = self.render(records)
+        self.assertIn("not Ready within 900 s (phase Unsupported, OldJvm", md)
+        goal = next(g for g in doc["goals"] if g["goal"].startswith("AOT cache: start"))
+        self.assertEqual((goal["value"], goal["met"]), (None, False))
+        self.assertIn("Unsupported", goal["why"])
+
+    def test_an_aot_only_run_keeps_the_earlier_runs_sections_and_names_that_run(self):
+        self.render(full_run())
+        md, doc = self.render(aot_run("sample-jdk25"))
+        self.assertEqual(doc["single"]["danki"]["warmup_requests"], [2003])
+        self.assertEqual(doc["section_runs"]["single"]["commit"], "aaaaaaa")
+        self.assertEqual(doc["section_runs"]["aot"]["commit"], "bbbbbbb")
+        self.assertEqual(doc["machine"]["commit"], "bbbbbbb")
+        self.assertIn("## 1. One new pod\n\n*From an earlier run: 2026-11-26T07:45:09Z at commit aaaaaaa.*", md)
+        self.assertIn("## 5. JDK AOT cache (JDK 25)\n\nOne new pod", md)
+        self.assertIn("except the sections that name an earlier one", md)
+        goals = {(g["goal"], g["target"]) for g in doc["goals"]}
+        self.assertIn(("one new pod: ContainersReady -> Ready (s)", "sample"), goals)
+        self.assertIn(("AOT cache: ContainersReady -> Ready, with / without", "sample-jdk25"), goals)
+
+    def test_a_full_run_replaces_every_section_it_measured(self):
+        self.render(aot_run("sample-jdk25"))
+        md, doc = self.render(full_run() + aot_run("sample-jdk25")[1:])
+        self.assertNotIn("earlier run", md)
+        self.assertIn("Everything below comes from this one run", md)
+        self.assertEqual({r["commit"] for r in doc["section_runs"].values()}, {"aaaaaaa"})
+
+
+if __name__ == "__main__":
+    unittest.main()
