@@ -34,8 +34,7 @@ class AotTrainer(
 
     /** Called for every reconcile of [deployment] with its warm-up [switch]. */
     fun consider(deployment: Deployment, switch: WarmupSwitch) {
-        val annotations = deployment.metadata.annotations.orEmpty()
-        val aot = AotAnnotations.of(annotations)
+        val aot = AotAnnotations.of(deployment.metadata.annotations.orEmpty())
         if (!aot.enabled) return
         if (switch != WarmupSwitch.ENABLED) {
             events.warningOnce(
@@ -48,19 +47,28 @@ class AotTrainer(
         }
         val key = key(deployment.metadata.namespace, deployment.metadata.name)
         if (key in inFlight) return
-        val plan = parser.parse(annotations, deployment.spec?.template?.spec).plan ?: return
-        val jvm = JvmContainer.of(deployment.spec?.template?.spec, annotations[Keys.Annotations.PORT]) ?: return
-        val trainRequest = aot.trainRequest
-        val cache = store.ensure(deployment)
-        val template = JvmContainer.templateDigest(deployment.spec?.template?.spec)
-        val cause = TrainingDecision.of(cache.status, jvm, template, trainRequest) ?: return
-        if (!inFlight.add(key)) return
+        val input = inputFor(deployment, aot.trainRequest)
+        if (input == null || !inFlight.add(key)) return
         threads.execute {
             try {
-                train(Training.Input(deployment, cache, jvm, template, plan, cause, trainRequest))
+                train(input)
             } finally {
                 inFlight.remove(key)
             }
+        }
+    }
+
+    /** What a training of [deployment] needs now, or null: no valid plan, no container, or nothing to train. */
+    private fun inputFor(deployment: Deployment, trainRequest: String?): Training.Input? {
+        val spec = deployment.spec?.template?.spec
+        val annotations = deployment.metadata.annotations.orEmpty()
+        val plan = parser.parse(annotations, spec).plan
+        val jvm = JvmContainer.of(spec, annotations[Keys.Annotations.PORT])
+        if (plan == null || jvm == null) return null
+        val cache = store.ensure(deployment)
+        val template = JvmContainer.templateDigest(spec)
+        return TrainingDecision.of(cache.status, jvm, template, trainRequest)?.let { cause ->
+            Training.Input(deployment, cache, jvm, template, plan, cause, trainRequest)
         }
     }
 

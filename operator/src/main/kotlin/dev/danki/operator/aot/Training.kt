@@ -63,7 +63,7 @@ class Training(
         val deadline = started.plus(settings.trainingTimeout)
         val before = input.cache.status
         val pod = TrainingPods.training(input.deployment, input.cache, input.jvm, settings.trainingTimeout)
-        val status = training(input, before, pod.metadata.name)
+        val status = trainingStatus(input, before, pod.metadata.name)
         store.writeStatus(input.cache, status)
         events.normal(
             input.deployment,
@@ -83,55 +83,40 @@ class Training(
             if (!PodWatch.containersReady(ready)) throw notStarted(input, ready, watch)
             val requests = warm(input, ready!!.status.podIP, pod.metadata.name, ready.metadata.uid, deadline)
             // a clean stop: SIGTERM, and the JVM writes the cache on its way out, within the grace period
-            if (!watch.deleteAndWait(
-                    deadline,
-                )
-            ) {
-                throw Stop(AotCache.PHASE_FAILED, "Timeout", "the training pod did not stop in time")
-            }
+            val stopped = watch.deleteAndWait(deadline)
+            if (!stopped) throw Stop(AotCache.PHASE_FAILED, "Timeout", "the training pod did not stop in time")
             val (sha, size) = seal(input, deadline, before?.sha256)
             succeed(input, status, sha, size, requests, started)
         } catch (stop: Stop) {
-            status.phase = stop.phase
-            status.reason = stop.reason
-            status.message = Messages.cut(stop.message)
-            status.conditions =
-                listOf(
-                    status.sha256?.let {
-                        AotConditions.ready(
-                            stop.reason,
-                            "the cache $it is still given to new pods; ${status.message}",
-                        )
-                    }
-                        ?: AotConditions.notReady(stop.reason, status.message!!),
-                )
-            store.writeStatus(input.cache, status)
-            val reason =
-                if (stop.phase ==
-                    AotCache.PHASE_UNSUPPORTED
-                ) {
-                    Keys.EventReasons.AOT_UNSUPPORTED
-                } else {
-                    Keys.EventReasons.AOT_TRAINING_FAILED
-                }
-            events.warning(input.deployment, reason, status.message!!)
-            log
-                .atWarn()
-                .addKeyValue(
-                    "namespace",
-                    input.cache.metadata.namespace,
-                ).addKeyValue("deployment", input.cache.metadata.name)
-                .addKeyValue(
-                    "reason",
-                    stop.reason,
-                ).addKeyValue("message", stop.message)
-                .log("AOT cache training failed")
+            stopped(input, status, stop)
             runCatching { watch.deleteAndWait(Instant.now().plus(CLEANUP)) }
         }
     }
 
+    /** A training that ends without a cache: the status and a Warning say why; the cache in use stays. */
+    private fun stopped(input: Input, status: AotCacheStatus, stop: Stop) {
+        val message = Messages.cut(stop.message)
+        status.phase = stop.phase
+        status.reason = stop.reason
+        status.message = message
+        val still = status.sha256?.let { "the cache $it is still given to new pods; $message" }
+        status.conditions =
+            listOf(still?.let { AotConditions.ready(stop.reason, it) } ?: AotConditions.notReady(stop.reason, message))
+        store.writeStatus(input.cache, status)
+        val unsupported = stop.phase == AotCache.PHASE_UNSUPPORTED
+        val reason = if (unsupported) Keys.EventReasons.AOT_UNSUPPORTED else Keys.EventReasons.AOT_TRAINING_FAILED
+        events.warning(input.deployment, reason, message)
+        log
+            .atWarn()
+            .addKeyValue("namespace", input.cache.metadata.namespace)
+            .addKeyValue("deployment", input.cache.metadata.name)
+            .addKeyValue("reason", stop.reason)
+            .addKeyValue("message", stop.message)
+            .log("AOT cache training failed")
+    }
+
     /** The status while training: the cache in use stays named, so pods keep getting it meanwhile. */
-    private fun training(input: Input, before: AotCacheStatus?, podName: String) =
+    private fun trainingStatus(input: Input, before: AotCacheStatus?, podName: String) =
         AotCacheStatus().apply {
             phase = AotCache.PHASE_TRAINING
             sha256 = before?.sha256
@@ -187,8 +172,9 @@ class Training(
             return Stop(
                 AotCache.PHASE_UNSUPPORTED,
                 "JvmTooOld",
-                "the JVM of ${input.jvm.image} (container ${input.jvm.name}) does not know -XX:AOTCacheOutput: the AOT " +
-                    "cache needs JDK 25 or later (one-step training, JEP 514); nothing else changes for this Deployment",
+                "the JVM of ${input.jvm.image} (container ${input.jvm.name}) does not know -XX:AOTCacheOutput: " +
+                    "the AOT cache needs JDK 25 or later (one-step training, JEP 514); " +
+                    "nothing else changes for this Deployment",
             )
         }
         val ended = PodWatch.ended(pod)
@@ -222,14 +208,14 @@ class Training(
                 deadline = minOf(deadline, Instant.now().plus(plan.timeout)),
                 maxErrorRatio = maxErrorRatio,
             )
+        // a custom flow runs in runner pods, which aotCache.enabled always has (it needs runner.enabled)
         val where =
             if (plan.script ==
                 null
             ) {
                 attempts
             } else {
-                runnerAttempts
-                    ?: throw Stop(AotCache.PHASE_FAILED, "NoRunner", "a custom flow needs runner pods")
+                checkNotNull(runnerAttempts) { "a custom flow needs runner pods" }
             }
         val result = where.run(request, WarmupTask("$namespace/$podName", "$namespace/$podName"), Quiet)
         return when (val outcome = result.outcome) {

@@ -29,32 +29,28 @@ object TrainingDecision {
     fun of(status: AotCacheStatus?, jvm: JvmContainer, templateDigest: String, trainRequest: String?): String? {
         if (status?.phase == null) return CREATED
         return when {
-            status.phase == AotCache.PHASE_TRAINING -> {
-                RESUMED
-            }
-
-            trainRequest != null && trainRequest != status.trainRequest -> {
-                REQUESTED
-            }
-
-            status.phase == AotCache.PHASE_READY && status.lastTrainingFor?.startsWith(jvm.cacheKey + "/") != true -> {
-                TEMPLATE_CHANGED
-            }
-
-            status.phase != AotCache.PHASE_READY && status.lastTrainingFor != jvm.trainingKey(templateDigest) -> {
-                TEMPLATE_CHANGED
-            }
-
-            status.phase == AotCache.PHASE_READY && status.sha256 != null && status.rejectedSha256 == status.sha256 &&
-                (status.retrains ?: 0) < MAX_RETRAINS -> {
-                REJECTED
-            }
-
-            else -> {
-                null
-            }
+            status.phase == AotCache.PHASE_TRAINING -> RESUMED
+            trainRequest != null && trainRequest != status.trainRequest -> REQUESTED
+            templateChanged(status, jvm, templateDigest) -> TEMPLATE_CHANGED
+            rejected(status) -> REJECTED
+            else -> null
         }
     }
+
+    /** A ready cache: the JVM's code or options changed; any other: anything in the template changed. */
+    private fun templateChanged(status: AotCacheStatus, jvm: JvmContainer, templateDigest: String): Boolean =
+        if (status.phase == AotCache.PHASE_READY) {
+            status.lastTrainingFor?.startsWith(jvm.cacheKey + "/") != true
+        } else {
+            status.lastTrainingFor != jvm.trainingKey(templateDigest)
+        }
+
+    /** Pods' JVMs refused the cache in use, and it has not been retrained too often already. */
+    private fun rejected(status: AotCacheStatus): Boolean =
+        status.phase == AotCache.PHASE_READY &&
+            status.sha256 != null &&
+            status.rejectedSha256 == status.sha256 &&
+            (status.retrains ?: 0) < MAX_RETRAINS
 
     /** Retrains in a row after [cause]: counted up on a refusal, back to zero on any other cause. */
     fun retrainsAfter(status: AotCacheStatus?, cause: String): Int =
