@@ -12,7 +12,7 @@ CRD_PLURALS := warmupruns warmuphistories aotcaches
 IMAGE_TAG ?= dev
 DOCKER ?= docker
 CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh \
-	$(CHART_SCRIPTS)/chart-package.sh $(CHART_SCRIPTS)/chart-push.sh $(CHART_SCRIPTS)/e2e-oci-install.sh
+	$(CHART_SCRIPTS)/chart-package.sh $(CHART_SCRIPTS)/chart-push.sh $(CHART_SCRIPTS)/e2e-oci-install.sh $(CHART_SCRIPTS)/e2e-aot.sh
 # Rounds of the webhook race test (issue 26). 5 in a row is its acceptance run:
 # `make e2e-webhook-race E2E_RACE_ROUNDS=5` on a running cluster. A round takes about 2 minutes on the
 # shared 2-core machine (most of it the operator stopped and started again), so make test runs 2.
@@ -101,6 +101,10 @@ e2e-oci-install: chart-helm ## On the running local cluster (CLUSTER_INSTANCE): 
 e2e-webhook: build chart-helm ## Webhook mode on the running local cluster: no rollout on opt-in, gated scale-up, opt-out, webhook down, certificate renewal, mode switch.
 	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-webhook.sh
 
+.PHONY: e2e-aot
+e2e-aot: build chart-helm ## JDK AOT caches on the running local cluster: training, a scale-up that uses the cache, a JVM that rejects it (retrained), a changed file refused, an old JVM.
+	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) $(CHART_SCRIPTS)/e2e-aot.sh
+
 .PHONY: e2e-webhook-race
 e2e-webhook-race: build chart-helm tool-jq ## Webhook race (issue 26) on the running local cluster: bursts of new opted-in Deployments, namespace opt-in, opt-in + scale-up, webhook down (E2E_RACE_ROUNDS, default 5).
 	HELM3=$(HELM3) KUBECTL=$(KUBECTL) KUBECONFIG=$(KUBECONFIG) E2E_RACE_ROUNDS=$(E2E_RACE_ROUNDS) $(CHART_SCRIPTS)/e2e-webhook-race.sh
@@ -134,7 +138,7 @@ tool-jq: ## Install jq from Debian's packages when it is missing (the race test 
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends jq >/dev/null; }
 
 lint: lint-chart lint-docker
-e2e-suites: e2e-chart e2e-webhook e2e-oci-install
+e2e-suites: e2e-chart e2e-webhook e2e-oci-install e2e-aot
 
 # make test runs the race on a cluster of its own (test-clusters' second lane), with fewer rounds.
 WEBHOOK_RACE_INSTANCE ?= 8

@@ -165,7 +165,8 @@ phase_used() {
   for pod in $pods; do
     check "2: $pod carries the cache's digest" same "$(pod_sha "$pod")" "$SHA"
   done
-  check "2: their warm-ups end" wait_for "$TIMEOUT" "the runs" all_runs_done $pods
+  local list; mapfile -t list <<<"$pods"
+  check "2: their warm-ups end" wait_for "$TIMEOUT" "the runs" all_runs_done "${list[@]}"
   for pod in $pods; do
     check "2: $pod's run says the cache was used (got '$(run_aot "$pod")')" same "$(run_aot "$pod")" used
     check "2: an AotCacheUsed Event on $pod" event_on Pod "$pod" AotCacheUsed
