@@ -368,6 +368,10 @@ def test_aot_cache(helm):
     code, _, err = render(helm, "--set", "runner.enabled=true", "--set", "aotCache.enabled=true",
                           "--set", "aotCache.size=lots")
     check("aotCache: a size that is no quantity is refused, naming aotCache.size", code != 0 and "size" in err, err)
+    code, _, err = render(helm, "--set", "runner.enabled=true", "--set", "aotCache.enabled=true",
+                          "--set", "aotCache.accessModes={ReadWriteOnce}")
+    check("aotCache: access modes without ReadWriteMany are refused, naming aotCache.accessModes",
+          code != 0 and "accessModes" in err, err)
     code, docs, _ = render(helm)
     (cr,) = find(docs, "ClusterRole", "danki")
     check("defaults: no AOT rights", not any(r in cr["rules"] for r in AOT_RULES), json.dumps(cr["rules"]))

@@ -143,6 +143,11 @@ class ConfigLoader(
         modes?.filterNot { it in AotSettings.ACCESS_MODES }?.forEach {
             problems += "DANKI_AOT_ACCESS_MODES: $it is not one of ${AotSettings.ACCESS_MODES.joinToString(", ")}"
         }
+        if (modes != null && "ReadWriteMany" !in modes) {
+            // a pod on a node that cannot mount its Deployment's claim would never start
+            problems += "DANKI_AOT_ACCESS_MODES=${modes.joinToString(",")}: must include ReadWriteMany, since " +
+                "every node that runs a pod of the Deployment mounts the claim"
+        }
         val size = value("DANKI_AOT_STORAGE_SIZE")
         if (size != null && !QUANTITY.matches(size)) {
             problems += "DANKI_AOT_STORAGE_SIZE=$size: expected a storage quantity, e.g. 1Gi"

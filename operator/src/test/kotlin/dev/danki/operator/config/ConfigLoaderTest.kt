@@ -239,6 +239,7 @@ class WebhookConfigLoaderTest {
         error.message!! shouldContain "DANKI_AOT_ENABLED=true needs DANKI_GATE_INJECTION=webhook"
         error.message!! shouldContain "DANKI_AOT_ENABLED=true needs DANKI_RUNNER_IMAGE"
         error.message!! shouldContain "DANKI_AOT_ACCESS_MODES: ReadWriteSometimes is not one of"
+        error.message!! shouldContain "DANKI_AOT_ACCESS_MODES=ReadWriteSometimes: must include ReadWriteMany"
         error.message!! shouldContain "DANKI_AOT_STORAGE_SIZE=lots: expected a storage quantity"
         error.message!! shouldContain "DANKI_AOT_STORAGE_CLASS=Not_A_Class: expected a lower-case DNS name"
     }
