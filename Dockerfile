@@ -4,16 +4,20 @@
 #   docker build --target sample-service -t danki/sample-service:<tag> .
 #   docker build --target k6-runner      -t danki/k6-runner:<tag> .   (custom flows' runner pods)
 #   docker build --target spring-shop    -t danki/spring-shop:<tag> .  (the benchmarks' second target)
+#   docker build --target sample-service-jdk25 -t danki/sample-service-jdk25:<tag> .  (JDK 25: AOT cache)
+#   docker build --target spring-shop-jdk25    -t danki/spring-shop-jdk25:<tag> .
 #
 # Base images are pinned by version below. To pin them by digest as well (recommended for
 # releases), see docs/install.md, "Pinning base images by digest": resolve each tag with
 # `docker buildx imagetools inspect <image:tag>` and pass `--build-arg JRE_IMAGE=<image:tag>@sha256:...`
-# (and MAVEN_IMAGE, GO_IMAGE) or write the digest into the ARG defaults.
+# (and JRE25_IMAGE, MAVEN_IMAGE, GO_IMAGE) or write the digest into the ARG defaults.
 # `make lint-docker` (charts/scripts/lint-dockerfile.py) checks this file statically.
 
 ARG MAVEN_IMAGE=maven:3.9.9-eclipse-temurin-17
 ARG GO_IMAGE=golang:1.26.8-bookworm
 ARG JRE_IMAGE=eclipse-temurin:17.0.15_6-jre-noble
+# The JDK 25 variants' JRE: JDK 25 writes an AOT cache in one step (-XX:AOTCacheOutput, JEP 514).
+ARG JRE25_IMAGE=eclipse-temurin:25.0.3_9-jre-noble
 ARG RUNNER_BASE_IMAGE=debian:12.12-slim
 
 # ---- build: the operator and sample service fat jars (Maven, JDK 17) ----
@@ -103,3 +107,32 @@ WORKDIR /opt/danki
 EXPOSE 8080
 USER 65532:65532
 ENTRYPOINT ["java", "-jar", "/opt/danki/spring-shop.jar"]
+
+# ---- spring-shop-jdk25-extract: spring-shop's fat jar unpacked into Spring Boot's extracted layout ----
+# An AOT cache holds classes from plain jars on the class path only, not from a fat jar's nested jars:
+# the extracted layout (a launcher jar whose manifest names lib/*.jar) is what the cache can keep.
+FROM ${JRE25_IMAGE} AS spring-shop-jdk25-extract
+COPY --from=spring-shop-build /src/bench/targets/spring-shop/target/spring-shop.jar /tmp/spring-shop.jar
+RUN java -Djarmode=tools -jar /tmp/spring-shop.jar extract --destination /extracted/spring-shop
+
+# ---- sample-service-jdk25: the sample service on JDK 25, which can start from danki's AOT cache ----
+FROM ${JRE25_IMAGE} AS sample-service-jdk25
+LABEL org.opencontainers.image.title="danki sample service (JDK 25)" \
+      org.opencontainers.image.description="A Ktor service with a cold JVM on JDK 25, for danki's AOT cache demos and tests"
+COPY --from=build /src/sample-service/target/sample-service-all.jar /opt/danki/sample-service.jar
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+WORKDIR /opt/danki
+EXPOSE 8080
+USER 65532:65532
+ENTRYPOINT ["java", "-jar", "/opt/danki/sample-service.jar"]
+
+# ---- spring-shop-jdk25: spring-shop on JDK 25, in the extracted layout an AOT cache can hold ----
+FROM ${JRE25_IMAGE} AS spring-shop-jdk25
+LABEL org.opencontainers.image.title="danki spring-shop (JDK 25)" \
+      org.opencontainers.image.description="A Spring Boot web shop with a cold JVM on JDK 25, extracted for the AOT cache, for danki's benchmarks"
+COPY --from=spring-shop-jdk25-extract /extracted/spring-shop/ /opt/danki/spring-shop/
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=60 -Djava.io.tmpdir=/tmp"
+WORKDIR /opt/danki
+EXPOSE 8080
+USER 65532:65532
+ENTRYPOINT ["java", "-jar", "/opt/danki/spring-shop/spring-shop.jar"]

@@ -2,13 +2,15 @@
 # cluster-down.sh - stop a local cluster instance: its nodes first, while the API server still
 # answers (kubelet/node-down.sh stops their pods and removes everything they made), then the
 # control plane by its recorded PIDs in reverse start order (etcd, then the registry last), then the
-# instance's bridge. The registry's storage stays, garbage-collected (registry/config.sh).
+# instance's bridge, then its volumes' folders (cluster-storage.sh). The registry's storage stays,
+# garbage-collected (registry/config.sh).
 # An instance an older checkout started with the node agent (since removed) is taken down too: its
 # agent, then the network namespaces and veths its pods had (and every process inside them).
 # Env: CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh). Keeps certificates and logs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+source "$LC_HOME/cluster-storage.sh"
 # shellcheck source=registry/config.sh
 source "$LC_HOME/registry/config.sh"
 
@@ -46,6 +48,8 @@ if ((legacy_agent)); then
   ((leftovers == 0)) || log "removed $leftovers network namespaces/veths the node agent left behind"
 fi
 if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link delete "$BRIDGE"; fi
+# The volumes' folders go with the cluster, as their PersistentVolumes go with its etcd at the next cluster-up.
+if ((nodes_rc == 0)); then storage_remove; else log "kept $VOLUMES_DIR: the nodes left something behind"; fi
 rm -f "$CLUSTER_DIR/kubelet-mode" "$CLUSTER_DIR/node-agent.jar"
 ((nodes_rc == 0)) || { log "cluster instance $I down, but its nodes left something behind (see above)"; exit 1; }
 log "cluster instance $I down"

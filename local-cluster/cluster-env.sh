@@ -63,6 +63,14 @@ SERVICE_CIDR=10.96.0.0/12
 SERVICE_IP=10.96.0.1
 API_URL=https://127.0.0.1:$API_PORT
 
+# Storage for PersistentVolumeClaims (cluster-storage.sh): the StorageClass and a pool of PV_POOL_SIZE
+# hostPath volumes of PV_CAPACITY each, folders under VOLUMES_DIR. 16: a claim per Deployment for the
+# demo, the tests and the bench, with room to spare; a claim beyond the pool stays Pending.
+STORAGE_CLASS=danki-local
+PV_POOL_SIZE=${PV_POOL_SIZE:-16}
+PV_CAPACITY=1Gi
+VOLUMES_DIR=$CLUSTER_DIR/volumes
+
 # Start order; cluster-down stops them in reverse. The nodes: kubelet/node-up.sh and node-down.sh.
 # The registry first: images are pushed while the control plane starts, and it stops after the nodes.
 COMPONENTS=(registry etcd kube-apiserver kube-controller-manager kube-scheduler)

@@ -2,7 +2,8 @@
 # cluster-up.sh - start the local cluster in the background and return once it is usable:
 # the instance's OCI registry with the images built here pushed into it (registry/), etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
-# server, see below) and CLUSTER_NODES real kubelets on containerd with the net agent (kubelet/node-up.sh).
+# server, see below) and CLUSTER_NODES real kubelets on containerd with the net agent (kubelet/node-up.sh),
+# then the storage class danki-local and its pool of hostPath volumes (cluster-storage.sh).
 # Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
 #
 # The API server binds 0.0.0.0 so that pods can reach it on the bridge address ($BRIDGE_IP), as
@@ -12,6 +13,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
+source "$LC_HOME/cluster-storage.sh"
 # shellcheck source=registry/config.sh
 source "$LC_HOME/registry/config.sh"
 refuse_node_agent_leftover
@@ -142,6 +144,8 @@ wait_for "kube-controller-manager healthy" 60 healthy kube-controller-manager
 wait_for "kube-scheduler healthy" 60 healthy kube-scheduler
 "$LC_HOME/kubelet/node-up.sh" || fail "the nodes did not come up (logs: $LOGS)"
 wait_for "default service account exists" 60 default_sa
+storage_up || fail "the storage class $STORAGE_CLASS and its volumes could not be made"
+log "storage class $STORAGE_CLASS: $PV_POOL_SIZE hostPath volumes of $PV_CAPACITY in $VOLUMES_DIR"
 if ! wait "$push_pid"; then
   push_pid=
   tail -5 "$LOGS/registry-push.log" >&2

@@ -32,6 +32,8 @@ ARTIFACTS = {
     "build": ("/src/", "{repo}"),  # Maven in /src: operator/target/operator-all.jar etc.
     "spring-shop-build": ("/src/", "{repo}"),  # bench/targets/spring-shop/target/spring-shop.jar
     "k6": ("/go/bin/", "{bin}"),  # the pinned k6 of `make tools`
+    # spring-shop's extracted layout, which node-images.sh extracts with the host's JDK 25
+    "spring-shop-jdk25-extract": ("/extracted/", "{repo}/.build/spring-shop-jdk25-extract"),
 }
 CONFIG_KEYS = ("User", "Env", "Entrypoint", "Cmd", "WorkingDir", "ExposedPorts", "Labels")
 

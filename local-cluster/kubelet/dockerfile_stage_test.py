@@ -175,7 +175,8 @@ class StageParser(unittest.TestCase):
 
     def test_every_runtime_stage_of_the_dockerfile_builds_here(self):
         bases = {"operator": "JRE_IMAGE", "sample-service": "JRE_IMAGE", "spring-shop": "JRE_IMAGE",
-                 "k6-runner": "RUNNER_BASE_IMAGE"}
+                 "k6-runner": "RUNNER_BASE_IMAGE", "sample-service-jdk25": "JRE25_IMAGE",
+                 "spring-shop-jdk25": "JRE25_IMAGE"}
         for stage, base in bases.items():
             plan = ds.parse_stage(os.path.join(REPO, "Dockerfile"), stage)
             self.assertEqual(plan["base"], base, stage)

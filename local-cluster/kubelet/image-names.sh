@@ -11,11 +11,14 @@ PAUSE_IMAGE=localhost/danki/pause:$PAUSE_TAG
 # Stands in for the Dockerfile's JRE_IMAGE (eclipse-temurin 17 JRE): a jlink'd runtime of the host's
 # JDK 17 on the host's glibc, at Temurin's JAVA_HOME, with busybox as the shell and core tools.
 JRE_IMAGE=localhost/danki/jre:17
+# Stands in for the Dockerfile's JRE25_IMAGE (eclipse-temurin 25 JRE): the same, jlink'd from the host's
+# Temurin 25 JDK, with its default CDS archive as Temurin's JRE has one.
+JRE25_IMAGE=localhost/danki/jre:25
 # Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc and busybox.
 SLIM_IMAGE=localhost/danki/debian:12-slim
 # The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
 # tests name them. Stage name = image name after danki/.
-APP_STAGES=(operator sample-service k6-runner spring-shop)
+APP_STAGES=(operator sample-service k6-runner spring-shop sample-service-jdk25 spring-shop-jdk25)
 APP_TAG=dev
 # chart_tag: the chart's appVersion, the tag it installs when none is set; registry/push.sh tags danki's
 # images with it as well as APP_TAG, so charts and manifests work as users write them.
@@ -35,6 +38,7 @@ registry_images() {
   [[ -n $chart ]] || { echo "no appVersion in $REPO/charts/danki/Chart.yaml" >&2; return 1; }
   echo "pause ${PAUSE_IMAGE#localhost/}"
   echo "jre ${JRE_IMAGE#localhost/}"
+  echo "jre25 ${JRE25_IMAGE#localhost/}"
   echo "slim ${SLIM_IMAGE#localhost/}"
   echo "python ${PYTHON_IMAGE#localhost/}"
   for st in "${APP_STAGES[@]}"; do printf '%s danki/%s:%s\n' "$st" "$st" "$APP_TAG" "$st" "$st" "$chart"; done

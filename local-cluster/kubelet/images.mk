@@ -19,7 +19,7 @@ image-deps: ## Install the image tools with apt, pinned: umoci, skopeo, busybox-
 # Then into the registries of the default instance and of CLUSTER_INSTANCE, those that run, so a rebuilt
 # image reaches a running cluster; a node that has the old one under the same tag keeps it for pods
 # with imagePullPolicy IfNotPresent (the default for :dev and :0.1.0), as on any cluster.
-images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki/{operator,sample-service,k6-runner,spring-shop}:dev, danki/{http-status,http-fetch}:dev; skips those unchanged) and push them into the running default (and CLUSTER_INSTANCE's) cluster's registry.
+images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki/{operator,sample-service,k6-runner,spring-shop}:dev, danki/{sample-service,spring-shop}-jdk25:dev, danki/{http-status,http-fetch}:dev; skips those unchanged) and push them into the running default (and CLUSTER_INSTANCE's) cluster's registry.
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build base apps test
 	@for i in $(sort 0 $(CLUSTER_INSTANCE)); do \
 	  if [ "$$i" = 0 ]; then dir=$(CLUSTER_DIR); else dir=; fi; \
@@ -30,7 +30,8 @@ sbom: images tool-syft ## Write an SPDX JSON SBOM of each image built here to .b
 	@REPO=$(REPO) BIN=$(BIN) SBOM_DIR=$(SBOM_DIR) $(LOCAL_CLUSTER)/kubelet/sbom.sh
 
 # The SBOM check compares with what Maven resolves for the fat jars in the operator and sample-service
-# images, written to each module's target/runtime-dependencies.txt.
+# images, written to each module's target/runtime-dependencies.txt; sample-service-jdk25 holds the same
+# jar, so the same list. The spring-shop images' SBOMs are written but not checked, as before.
 test-images: images sbom ## Each image against its Dockerfile stage (user, entrypoint, env, workdir, labels, files) and its SBOM against Maven's dependencies and K6_VERSION, after the checks' own tests (part of make test).
 	@python3 $(LOCAL_CLUSTER)/kubelet/dockerfile_stage_test.py
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh check
@@ -39,4 +40,5 @@ test-images: images sbom ## Each image against its Dockerfile stage (user, entry
 	  -DoutputAbsoluteArtifactFilename=true -DoutputFile=target/runtime-dependencies.txt -DappendOutput=false
 	@python3 $(LOCAL_CLUSTER)/kubelet/sbom_check.py $(SBOM_DIR) --k6-version $(K6_VERSION) \
 	  --maven operator=$(REPO)/operator/target/runtime-dependencies.txt \
-	  --maven sample-service=$(REPO)/sample-service/target/runtime-dependencies.txt
+	  --maven sample-service=$(REPO)/sample-service/target/runtime-dependencies.txt \
+	  --maven sample-service-jdk25=$(REPO)/sample-service/target/runtime-dependencies.txt

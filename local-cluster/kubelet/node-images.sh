@@ -5,14 +5,16 @@
 # every other archive is pushed into the instance's registry (registry/push.sh), where pods pull it.
 #
 # Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
-#          base: pause, the JRE base (for Temurin's JRE), the slim base (for Debian slim)
-#          apps: danki/{operator,sample-service,k6-runner,spring-shop}:dev from the Dockerfile's
-#                runtime stages (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
+#          base: pause, the JRE bases (for Temurin's JREs 17 and 25), the slim base (for Debian slim)
+#          apps: danki/{operator,sample-service,k6-runner,spring-shop}:dev and
+#                danki/{sample-service,spring-shop}-jdk25:dev from the Dockerfile's runtime stages
+#                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
 #        node-images.sh import SOCKET    import the pause image into the containerd at SOCKET (k8s.io)
 #        node-images.sh check            compare each app and test image with its Dockerfile stage
-# Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images)
+# Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images),
+#        JDK_HOME (default Debian's JDK 17), JDK25_HOME (default /usr/lib/jvm/temurin-25-jdk-amd64)
 #
 # An image is rebuilt only when its stamp (a hash of its inputs: this script, pause.c, the JDK, the
 # Debian packages and the files copied in, its base's stamp) differs from the one next to its archive.
@@ -26,9 +28,14 @@ IMAGES_DIR=${IMAGES_DIR:-$REPO/.build/node-images}
 # shellcheck source=image-names.sh
 source "$HERE/image-names.sh"
 JDK_HOME=${JDK_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+JDK25_HOME=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 TEST_DOCKERFILE=$REPO/local-cluster/images/Dockerfile
 # Temurin's JRE has the Java SE modules and the jdk.* runtime ones, without the development tools.
 JRE_MODULES=java.se,jdk.charsets,jdk.crypto.cryptoki,jdk.crypto.ec,jdk.dynalink,jdk.httpserver,jdk.jfr,jdk.localedata,jdk.management,jdk.management.agent,jdk.management.jfr,jdk.naming.dns,jdk.naming.rmi,jdk.net,jdk.nio.mapmode,jdk.random,jdk.sctp,jdk.security.auth,jdk.security.jgss,jdk.unsupported,jdk.xml.dom,jdk.zipfs
+# JDK 23 moved jdk.random into java.base.
+JRE25_MODULES=${JRE_MODULES/,jdk.random/}
+# Where the Dockerfile's spring-shop-jdk25-extract stage's /extracted/ is on this machine (dockerfile-stage.py).
+SPRING_EXTRACT_DIR=$REPO/.build/spring-shop-jdk25-extract
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { echo "node-images: $*" >&2; exit 1; }
@@ -131,18 +138,21 @@ base_rootfs() {
 
 base_packages() { dpkg-query -W -f='${Package} ${Version}\n' libc6 libstdc++6 libgcc-s1 zlib1g busybox-static "$@" 2>/dev/null; }
 
+# build_jre name ref jdk_home modules packages jlink-options...: a JRE base jlink'd from jdk_home;
+# its stamp has the JDK's release file and the versions of the Debian packages named
 build_jre() {
-  local hash t0
-  [[ -x $JDK_HOME/bin/jlink ]] || die "no jlink in $JDK_HOME (Debian's openjdk-17-jdk-headless)"
-  hash=$(stamp jre "$JDK_HOME/release" "$JRE_MODULES" "$(base_packages openjdk-17-jre-headless util-linux)")
-  if is_current jre "$hash"; then log "$JRE_IMAGE up to date"; return; fi
+  local name=$1 ref=$2 jdk=$3 modules=$4 packages=$5 hash t0; shift 5
+  [[ -x $jdk/bin/jlink ]] || die "no jlink in $jdk"
+  # shellcheck disable=SC2086 # package names, none with spaces
+  hash=$(stamp "$name" "$jdk/release" "$modules" "$*" "$(base_packages $packages util-linux)")
+  if is_current "$name" "$hash"; then log "$ref up to date"; return; fi
   t0=$(now_ms)
-  local rootfs=$WORK/jre-rootfs
+  local rootfs=$WORK/$name-rootfs
   base_rootfs "$rootfs"
   mkdir -p "$rootfs/opt/java"
-  "$JDK_HOME/bin/jlink" --add-modules "$JRE_MODULES" --output "$rootfs/opt/java/openjdk" \
-    --strip-debug --no-man-pages --no-header-files --compress=2
-  # Debian's cacerts is a link into /etc; the image gets the file.
+  "$jdk/bin/jlink" --add-modules "$modules" --output "$rootfs/opt/java/openjdk" \
+    --strip-debug --no-man-pages --no-header-files "$@" >/dev/null
+  # Debian's CA certificates in every JRE (in Debian's JDK cacerts is a link into /etc): the image gets the file.
   rm -f "$rootfs/opt/java/openjdk/lib/security/cacerts"
   cp -L /etc/ssl/certs/java/cacerts "$rootfs/opt/java/openjdk/lib/security/cacerts"
   # Temurin's Ubuntu has util-linux's setpriv, whose --pdeathsig the operator starts k6 with;
@@ -151,13 +161,41 @@ build_jre() {
   cp /usr/bin/setpriv "$rootfs/usr/bin/setpriv"
   copy_libs "$rootfs"
   # Temurin's environment, except the locale: glibc's built-in C.UTF-8 needs no locale files.
-  pack jre "$JRE_IMAGE" "$rootfs" \
+  pack "$name" "$ref" "$rootfs" \
     --config.env JAVA_HOME=/opt/java/openjdk \
     --config.env PATH=/opt/java/openjdk/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --config.env LANG=C.UTF-8 \
-    --config.env "JAVA_VERSION=jdk-$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JDK_HOME/release")"
-  echo "$hash" >"$IMAGES_DIR/jre.stamp"
-  log "built $JRE_IMAGE in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/jre.tar" | cut -f1))"
+    --config.env "JAVA_VERSION=jdk-$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$jdk/release")"
+  echo "$hash" >"$IMAGES_DIR/$name.stamp"
+  log "built $ref in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/$name.tar" | cut -f1))"
+}
+
+build_jre17() {
+  build_jre jre "$JRE_IMAGE" "$JDK_HOME" "$JRE_MODULES" openjdk-17-jre-headless --compress=2
+}
+
+# Temurin 25 ships no jmods: its jlink links from the run-time image (JEP 493). --generate-cds-archive
+# gives the JRE the default CDS archive Temurin's JRE has (lib/server/classes.jsa): an AOT cache is
+# written and used without it too, but a JVM started without a cache would be slower than on Temurin's
+# JRE, and the AOT cache's gain overstated. zip-6 is what --compress=2 was before JDK 21 deprecated it.
+build_jre25() {
+  build_jre jre25 "$JRE25_IMAGE" "$JDK25_HOME" "$JRE25_MODULES" "" --compress=zip-6 --generate-cds-archive
+}
+
+# extract_spring_shop: spring-shop's fat jar in Spring Boot's extracted layout, with the JDK 25's java,
+# as the Dockerfile's spring-shop-jdk25-extract stage does (its /extracted/ is SPRING_EXTRACT_DIR).
+# Extracted again only when the jar or the JDK changed: the extraction writes a new launcher jar, and
+# a new one would rebuild the image.
+extract_spring_shop() {
+  local jar=$REPO/bench/targets/spring-shop/target/spring-shop.jar hash out=$SPRING_EXTRACT_DIR/spring-shop
+  [[ -f $jar ]] || die "missing $jar (run: make bench-targets)"
+  hash=$(cat "$jar" "$JDK25_HOME/release" | sha256sum | cut -d' ' -f1)
+  if [[ -d $out && $(cat "$SPRING_EXTRACT_DIR.stamp" 2>/dev/null) == "$hash" ]]; then return; fi
+  rm -rf "$SPRING_EXTRACT_DIR"
+  mkdir -p "$SPRING_EXTRACT_DIR"
+  "$JDK25_HOME/bin/java" -Djarmode=tools -jar "$jar" extract --destination "$out" >/dev/null
+  echo "$hash" >"$SPRING_EXTRACT_DIR.stamp"
+  log "extracted $(basename "$jar") into ${out#"$REPO"/} ($(find "$out" -type f | wc -l) files)"
 }
 
 build_slim() {
@@ -201,6 +239,7 @@ build_python() {
 base_of() {
   case $1 in
     JRE_IMAGE) echo jre ;;
+    JRE25_IMAGE) echo jre25 ;;
     RUNNER_BASE_IMAGE) echo slim ;;
     PYTHON_IMAGE) echo python ;;
     *) die "no local base image for the Dockerfile's $1" ;;
@@ -241,8 +280,8 @@ build() {
   local what st
   for what in "${@:-base}"; do
     case $what in
-      base) build_pause; build_jre; build_slim ;;
-      apps) for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
+      base) build_pause; build_jre17; build_jre25; build_slim ;;
+      apps) extract_spring_shop; for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       test) build_python; for st in "${TEST_STAGES[@]}"; do build_app "$TEST_DOCKERFILE" "$st"; done ;;
       *) die "unknown image set: $what (base|apps|test)" ;;
     esac

@@ -2,14 +2,15 @@
 """Checks the SBOMs that make sbom writes (syft, SPDX JSON) against what the images were built from:
 an SBOM that leaves out a dependency is worse than none, because a scan of it finds nothing to report.
 
-  operator, sample-service: every runtime dependency Maven resolves for the module, at Maven's version;
+  operator, sample-service (and sample-service-jdk25, the same jar on JDK 25): every runtime dependency
+      Maven resolves for the module, at Maven's version;
       a jar that carries no META-INF/maven/<group>/<artifact>/pom.properties (Gradle's jars: Ktor,
       kotlinx, Micrometer) is named in a note instead, as nothing names it inside a fat jar, for syft or
       any other scanner (docs/releasing.md, Known limits). With no such excuse: the operator's
       io.fabric8:kubernetes-client.
   operator, k6-runner: the k6 binary, Go module go.k6.io/k6 at the Makefile's K6_VERSION.
 
-  sbom_check.py SBOM_DIR --k6-version V --maven operator=FILE --maven sample-service=FILE
+  sbom_check.py SBOM_DIR --k6-version V --maven operator=FILE --maven sample-service=FILE [--maven IMAGE=FILE]...
       FILE: `mvn dependency:list -DincludeScope=runtime -DoutputAbsoluteArtifactFilename=true` output
   sbom_check.py --self-test     the same check on doctored SBOMs, each of which it must fail
 (make test-images runs both.)

@@ -12,11 +12,12 @@
 #  services        a pod reads the API through https://10.96.0.1 with its token; ClusterIPs route on and across nodes
 #  network-policy  ingress and egress policies deny and allow, from a container's first instant; net agent restart
 #  restart         node 3's containerd (SIGKILL) and kubelet (SIGTERM) restarted; its pod keeps running
+#  storage         a claim on the storage class danki-local binds; a pod as 65532 writes through it, one on another node reads
 #  app-images      danki's images from the Dockerfile's stages match them and run (when built); each
 #                  pod's imageID is the registry's digest for its tag; a missing image is ErrImagePull
 #  deletion        deleted pods go: processes, cgroups, network namespaces
 #  crash           nodes 1 and 2 lose kubelet and containerd to SIGKILL under running pods; node 3 runs one
-#  down            cluster-down leaves no process, mount, netns, link, cgroup, shim socket or nft table; the sysctls are back;
+#  down            cluster-down leaves no process, mount, netns, link, cgroup, shim socket, nft table or volume folder; the sysctls are back;
 #                  the registry is stopped, its storage kept and garbage-collected
 # Prints `N passed, N failed` last; exits non-zero on any failure. Every wait is bounded; the
 # instance is taken down on exit, whatever happened.
@@ -81,7 +82,7 @@ spec:
 EOF2
 }
 
-PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services network-policy restart app-images deletion crash down)
+PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services network-policy restart storage app-images deletion crash down)
 # TEST_PARTS="cluster-up services down" runs only those parts (in this order; cluster-up and down belong in it).
 [[ -z ${TEST_PARTS:-} ]] || read -r -a PARTS <<<"$TEST_PARTS"
 for part in "${PARTS[@]}"; do

@@ -32,6 +32,7 @@ check "no process of the instance is left" test "$(pgrep -f -- "$CLUSTER_DIR/" |
 check "no containerd shim is left" test "$(pgrep -f -- "-address $CLUSTER_DIR/" | wc -l)" == 0
 new_orphan_sockets() { orphan_shim_sockets | comm -13 <(echo "$ORPHAN_SHIM_SOCKETS_BEFORE") -; }
 check "no socket of a killed shim is left in /run/containerd/s ($(new_orphan_sockets | wc -l))" test -z "$(new_orphan_sockets)"
+check "no folder of the storage class's volumes is left ($VOLUMES_DIR)" test ! -e "$VOLUMES_DIR"
 check "no mount under $CLUSTER_DIR is left" test "$(awk -v d="$CLUSTER_DIR/" 'index($5, d) == 1' /proc/self/mountinfo | wc -l)" == 0
 # A node agent of an older checkout makes and removes its own (dankiN-...) meanwhile: not ours.
 new_netns() { ip netns list 2>/dev/null | awk '{print $1}' | sort | comm -13 <(echo "$NETNS_BEFORE") - | grep -v '^danki[0-9]*-'; }
