@@ -107,11 +107,12 @@ training_pods_gone() { [[ -z $(ka get pods -l danki.dev/aot-training -o name) ]]
 claim_bound() { [[ $(ka get pvc "danki-aot-$1" -o jsonpath='{.status.phase}') == Bound ]]; }
 all_runs_done() { local p; for p in "$@"; do run_done "$p" || return 1; done; }
 
-# new_pods APP KNOWN COUNT: waits for COUNT live pods of APP not in KNOWN and prints them
+# new_pods APP KNOWN COUNT: waits for COUNT live pods of APP not in KNOWN and prints them, oldest first
 new_pods() {
   local app=$1 known=$2 count=$3 deadline=$((SECONDS + TIMEOUT)) found
   while ((SECONDS < deadline)); do
-    found=$(comm -23 <(live_pods "$app" | sort) <(sort <<<"$known") | grep . || true)
+    # oldest first: the first pod a change created is the one admitted before anything else moved
+    found=$(live_pods "$app" | grep -vxF -f <(printf '%s\n' "$known") || true)
     if [[ $(grep -c . <<<"$found") -ge $count ]]; then echo "$found" | head -"$count"; return 0; fi
     sleep 1
   done
@@ -172,9 +173,10 @@ phase_used() {
     check "2: an AotCacheUsed Event on $pod" event_on Pod "$pod" AotCacheUsed
   done
   pod=$(head -1 <<<"$pods")
+  # (besides the ServiceAccount token the API server mounts)
   check "2: the JVM container mounts the pod's copy read-only, and not the claim" same \
-    "$(ka get pod "$pod" -o jsonpath='{range .spec.containers[?(@.name=="app")].volumeMounts[*]}{.name}:{.readOnly} {end}')" \
-    "danki-aot:true "
+    "$(ka get pod "$pod" -o jsonpath='{range .spec.containers[?(@.name=="app")].volumeMounts[*]}{.name}:{.readOnly} {end}' | tr ' ' '\n' | grep '^danki-')" \
+    "danki-aot:true"
   check "2: the claim is a read-only volume, mounted by danki-aot-verify alone, read-only" same \
     "$(ka get pod "$pod" -o jsonpath='{.spec.volumes[?(@.name=="danki-aot-store")].persistentVolumeClaim.readOnly} {range .spec.initContainers[*]}{.name}:{range .volumeMounts[?(@.name=="danki-aot-store")]}{.readOnly}{end} {end}')" \
     "true danki-aot-verify:true "
@@ -237,7 +239,7 @@ phase_read_only() {
   check "4: a pod with the claim read-only cannot write it" grep -q '^REFUSED$' <<<"$out"
   check "4: the cache file is read-only for everyone (-r--r--r--)" grep -q "^-r--r--r-- .* $SHA.aot$" <<<"$out"
   # a pod that can write (read-write, as the sealer's user) replaces the file: the digest stops matching
-  out=$(claim_pod tamper false 65532 "f=/store/cache/$SHA.aot; cp \$f /tmp/c && echo tampered >> /tmp/c && rm -f \$f && cp /tmp/c \$f && echo CHANGED")
+  out=$(claim_pod tamper false 65532 "f=/store/cache/$SHA.aot; cat \$f > /tmp/c && echo tampered >> /tmp/c && rm -f \$f && cp /tmp/c \$f && echo CHANGED")
   check "4: a pod mounting the claim read-write changes the file" grep -q '^CHANGED$' <<<"$out"
   known=$(live_pods exam)
   ka scale deploy exam --replicas=5 >/dev/null

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-RUNTIME_TARGETS = ("operator", "sample-service", "k6-runner", "spring-shop")
+RUNTIME_TARGETS = ("operator", "sample-service", "k6-runner", "spring-shop", "sample-service-jdk25", "spring-shop-jdk25")
 IGNORE_REQUIRED = (".git", "bin", ".cluster", "**/target")
 
 
