@@ -208,6 +208,9 @@ class WebhookConfigLoaderTest {
         val aot =
             load(
                 "DANKI_GATE_INJECTION" to "webhook",
+                "DANKI_WEBHOOK_SERVICE" to "danki-webhook",
+                "DANKI_WEBHOOK_CONFIGURATION" to "danki",
+                "DANKI_WEBHOOK_SECRET" to "danki-webhook-tls",
                 "DANKI_RUNNER_IMAGE" to "danki/k6-runner:1",
                 "DANKI_AOT_ENABLED" to "true",
                 "DANKI_AOT_STORAGE_CLASS" to "danki-local",
