@@ -22,6 +22,7 @@ object CliApiServer {
 
     /** danki's CRDs, by plural, as the operator build generates them into [GENERATED]. */
     val CRDS = listOf("warmupruns", "warmuphistories")
+    private const val CRD_GONE_SECONDS = 120L
     private const val GENERATED = "operator/target/classes/META-INF/fabric8"
 
     /** The kubeconfig of the cluster admin (system:masters). */
@@ -59,7 +60,9 @@ object CliApiServer {
             for (plural in plurals) {
                 val crd = crds(client).withName("$plural.danki.dev")
                 crd.delete()
-                crd.waitUntilCondition({ it == null }, 30, TimeUnit.SECONDS)
+                // the API server deletes every object of the CRD first; in one make test run on two
+                // cores that took more than 30 s, and the tests after it met a terminating CRD
+                crd.waitUntilCondition({ it == null }, CRD_GONE_SECONDS, TimeUnit.SECONDS)
             }
         }
     }
