@@ -97,6 +97,8 @@ class Operator(
                 RunnerPods(client, caches.pods, image, resources)
             }
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
+        // the first bytes of a pod's log: a training JVM that would not start, a pod's JVM that refused its cache
+        val podLogs = PodLogHead(client)
         trainer =
             config.aot?.let { settings ->
                 val store = AotStore(client, settings)
@@ -104,6 +106,7 @@ class Operator(
                 val training =
                     Training(
                         client,
+                        podLogs,
                         store,
                         settings,
                         events,
@@ -114,7 +117,7 @@ class Operator(
                     )
                 AotTrainer(store, training, parser, events) { ns, name -> caches.deployments.get(ns, name) }
             }
-        val aotReport = trainer?.let { AotReport(AotProbe(PodLogHead(client)), events, it) }
+        val aotReport = trainer?.let { AotReport(AotProbe(podLogs), events, it) }
         val job =
             WarmupJob(
                 config,

@@ -1,6 +1,7 @@
 package dev.danki.operator.aot
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.runner.Hardening
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
@@ -24,7 +25,7 @@ object AotVerifyContainer {
     const val COPY_TMP = "${Keys.Aot.COPY_FILE}.tmp"
 
     /** The nonroot UID of danki's images (see the Dockerfile). */
-    const val USER = 65532L
+    const val USER = Hardening.NON_ROOT
 
     /**
      * POSIX sh (busybox or dash): sh, cp, mv, chmod, rm, sha256sum. The values come in the environment and
@@ -63,24 +64,8 @@ object AotVerifyContainer {
             .withName(Keys.Aot.COPY_VOLUME)
             .withMountPath(Keys.Aot.COPY_DIR)
             .endVolumeMount()
-            .withNewResources()
-            .addToRequests("cpu", Quantity("50m"))
-            .addToRequests("memory", Quantity("32Mi"))
-            .addToLimits("memory", Quantity("64Mi"))
-            .endResources()
-            .withNewSecurityContext()
-            .withRunAsNonRoot(true)
-            .withRunAsUser(USER)
-            .withRunAsGroup(USER)
-            .withReadOnlyRootFilesystem(true)
-            .withAllowPrivilegeEscalation(false)
-            .withNewCapabilities()
-            .withDrop("ALL")
-            .endCapabilities()
-            .withNewSeccompProfile()
-            .withType("RuntimeDefault")
-            .endSeccompProfile()
-            .endSecurityContext()
+            .withResources(Hardening.SMALL)
+            .withSecurityContext(Hardening.container(ownUser = true))
             .withTerminationMessagePolicy("File")
             .build()
 }

@@ -1,5 +1,6 @@
 package dev.danki.operator.aot
 
+import dev.danki.operator.gate.PodGate
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import java.time.Duration
@@ -43,12 +44,7 @@ class PodWatch(
     companion object {
         val POLL: Duration = Duration.ofSeconds(1)
 
-        fun containersReady(pod: Pod?): Boolean =
-            pod
-                ?.status
-                ?.conditions
-                .orEmpty()
-                .any { it.type == "ContainersReady" && it.status == "True" }
+        fun ready(pod: Pod?): Boolean = pod != null && PodGate.containersReady(pod) != null
 
         /** The pod's phase is final, or one of its containers ended (restartPolicy Never: it stays ended). */
         fun ended(pod: Pod?): Boolean =

@@ -28,6 +28,8 @@ import java.time.Instant
  */
 class Training(
     private val client: KubernetesClient,
+    /** The first bytes of a container's log (the operator's: [PodLogHead]), for a JVM that would not start. */
+    private val logs: AotProbe.LogReader,
     private val store: AotStore,
     private val settings: AotSettings,
     private val events: EventRecorder,
@@ -79,8 +81,8 @@ class Training(
                 .inNamespace(pod.metadata.namespace)
                 .resource(pod)
                 .create()
-            val ready = watch.until(deadline) { PodWatch.containersReady(it) || PodWatch.ended(it) }
-            if (!PodWatch.containersReady(ready)) throw notStarted(input, ready, watch)
+            val ready = watch.until(deadline) { PodWatch.ready(it) || PodWatch.ended(it) }
+            if (!PodWatch.ready(ready)) throw notStarted(input, ready)
             val requests = warm(input, ready!!.status.podIP, pod.metadata.name, ready.metadata.uid, deadline)
             // a clean stop: SIGTERM, and the JVM writes the cache on its way out, within the grace period
             val stopped = watch.deleteAndWait(deadline)
@@ -152,22 +154,13 @@ class Training(
         }
 
     /** Why the training pod never got ready: an old JVM says so in its first lines. */
-    private fun notStarted(input: Input, pod: io.fabric8.kubernetes.api.model.Pod?, watch: PodWatch): Stop {
+    private fun notStarted(input: Input, pod: io.fabric8.kubernetes.api.model.Pod?): Stop {
         if (pod ==
             null
         ) {
             return Stop(AotCache.PHASE_FAILED, "PodGone", "the training pod was deleted before it was ready")
         }
-        val head =
-            runCatching {
-                client
-                    .pods()
-                    .inNamespace(pod.metadata.namespace)
-                    .withName(pod.metadata.name)
-                    .inContainer(input.jvm.name)
-                    .limitBytes(LOG_HEAD)
-                    .log
-            }.getOrNull().orEmpty()
+        val head = logs.head(pod.metadata.namespace, pod.metadata.name, input.jvm.name, LOG_HEAD).orEmpty()
         if (head.contains("Unrecognized VM option 'AOTCacheOutput")) {
             return Stop(
                 AotCache.PHASE_UNSUPPORTED,
@@ -186,7 +179,6 @@ class Training(
                 .take(
                     LOG_LINES,
                 ).joinToString(" | ") { Messages.quote(it) }
-        watch.get()
         return Stop(
             AotCache.PHASE_FAILED,
             if (ended) "TrainingPodFailed" else "Timeout",

@@ -2,6 +2,7 @@ package dev.danki.operator.aot
 
 import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.runner.Hardening
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
@@ -107,16 +108,7 @@ object TrainingPods {
                     // no token, no Service variables: nothing that names or reaches the cluster's API
                     automountServiceAccountToken = false
                     enableServiceLinks = false
-                    securityContext =
-                        io.fabric8.kubernetes.api.model
-                            .PodSecurityContextBuilder()
-                            .withRunAsNonRoot(true)
-                            .withRunAsUser(NON_ROOT)
-                            .withRunAsGroup(NON_ROOT)
-                            .withNewSeccompProfile()
-                            .withType("RuntimeDefault")
-                            .endSeccompProfile()
-                            .build()
+                    securityContext = Hardening.pod()
                     containers = listOf(sealer(fingerprint, runnerImage, keep))
                     volumes = listOf(store(cache, readOnly = false))
                 },
@@ -131,19 +123,9 @@ object TrainingPods {
                 EnvVar("STORE", Keys.Aot.STORE_DIR, null),
                 EnvVar("SOURCE", trainingFile(fingerprint), null),
                 EnvVar("KEEP", keep.orEmpty(), null),
-            ).withNewResources()
-            .addToRequests("cpu", Quantity("50m"))
-            .addToRequests("memory", Quantity("32Mi"))
-            .addToLimits("memory", Quantity("64Mi"))
-            .endResources()
+            ).withResources(Hardening.SMALL)
             .withTerminationMessagePolicy("File")
-            .withNewSecurityContext()
-            .withReadOnlyRootFilesystem(true)
-            .withAllowPrivilegeEscalation(false)
-            .withNewCapabilities()
-            .withDrop("ALL")
-            .endCapabilities()
-            .endSecurityContext()
+            .withSecurityContext(Hardening.container())
             .withVolumeMounts(mount(readOnly = false))
             .build()
 
@@ -196,7 +178,6 @@ object TrainingPods {
 
     const val SEALER = "seal"
     private const val MEMORY = "memory"
-    private const val NON_ROOT = 65_532L
     private const val EXIT_GRACE_SECONDS = 180L
     private const val SEAL_DEADLINE_SECONDS = 300L
     private const val FILE_HASH = 16

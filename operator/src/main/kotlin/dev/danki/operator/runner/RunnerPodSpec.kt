@@ -37,7 +37,6 @@ object RunnerPodSpec {
     const val FLOW_DIR = "/var/run/danki/flow"
     const val SECRET_DIR = "/var/run/danki/secret"
     const val CONTAINER = "k6"
-    private const val NON_ROOT = 65_532L
     private const val GRACE_SECONDS = 5L
     private const val HASH_LENGTH = 10
     private const val TMP_LIMIT = "64Mi"
@@ -81,14 +80,7 @@ object RunnerPodSpec {
             // no token, no Service variables: nothing that names or reaches the cluster's API
             .withAutomountServiceAccountToken(false)
             .withEnableServiceLinks(false)
-            .withNewSecurityContext()
-            .withRunAsNonRoot(true)
-            .withRunAsUser(NON_ROOT)
-            .withRunAsGroup(NON_ROOT)
-            .withNewSeccompProfile()
-            .withType("RuntimeDefault")
-            .endSeccompProfile()
-            .endSecurityContext()
+            .withSecurityContext(Hardening.pod())
             .withContainers(container(script, image, resources, environment))
             .withVolumes(volumes(script))
             .endSpec()
@@ -124,13 +116,7 @@ object RunnerPodSpec {
             .withResources(resources)
             .withTerminationMessagePath("/dev/termination-log")
             .withTerminationMessagePolicy("File")
-            .withNewSecurityContext()
-            .withReadOnlyRootFilesystem(true)
-            .withAllowPrivilegeEscalation(false)
-            .withNewCapabilities()
-            .withDrop("ALL")
-            .endCapabilities()
-            .endSecurityContext()
+            .withSecurityContext(Hardening.container())
             .withVolumeMounts(mounts)
             .build()
     }
