@@ -11,7 +11,7 @@ TEST_REAL_KUBELET_INSTANCE ?= 20
 ##@ Real kubelet (the local cluster's nodes)
 
 .PHONY: node-deps node-images real-kubelet-deps test-real-kubelet
-node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI plugins, umoci, skopeo, busybox-static.
+node-deps: ## Install the nodes' runtime with apt, pinned: containerd, runc, CNI plugins, nftables, umoci, skopeo, busybox-static.
 	@$(LOCAL_CLUSTER)/kubelet/node-deps.sh
 
 node-images: node-deps ## Build the base images (pause, JRE, slim) without Docker; skips those unchanged.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # node-deps.sh - install the node runtime of the real-kubelet cluster from Debian's packages, pinned
 # to the versions this path was tested with: containerd (with ctr), runc, the CNI plugins, and the
-# image tools umoci and skopeo (images are built here, without a registry), plus busybox-static
+# image tools umoci and skopeo (images are built here, without a registry), nftables (the net agent's
+# Service routing and NetworkPolicy, and cluster-down's check for its table), plus busybox-static
 # (the shell and core tools of the local base image). Skips what is already installed at the pinned
 # version; fails with a clear message when apt cannot install it. Called by `make node-deps`, and
 # with `images` by `make image-deps`: only the image tools, for `make images` and `make test-images`.
@@ -18,6 +19,7 @@ RUNTIME_PINS=(
   containerd=1.6.20
   runc=1.1.5
   containernetworking-plugins=1.1.1
+  nftables=1.0.6
 )
 IMAGE_PINS=(
   umoci=0.4.7
@@ -51,7 +53,7 @@ if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -
   cat >&2 <<MSG
 node-deps: apt-get could not install ${missing[*]}.
   The real-kubelet cluster needs Debian 12's containerd 1.6.20, runc 1.1.5,
-  containernetworking-plugins 1.1.1, umoci 0.4.7, skopeo 1.9.3 and busybox-static 1.35.0.
+  containernetworking-plugins 1.1.1, nftables 1.0.6, umoci 0.4.7, skopeo 1.9.3 and busybox-static 1.35.0.
   Check that Debian's package archive is reachable (apt-get update), or install these versions by
   hand, then run this again. See docs/local-cluster-real-kubelet.md.
 MSG
