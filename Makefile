@@ -131,7 +131,7 @@ format: ## Format Kotlin sources with ktlint.
 test: lint test-unit test-images test-it test-clusters ## Everything CI runs: lint, unit, image, API-server/PostgreSQL, cluster (real kubelet), end-to-end and fault tests.
 
 .PHONY: test-unit
-test-unit: build ## Unit tests (*Test) of every module.
+test-unit: build test-bench-reports ## Unit tests (*Test) of every module, and of the bench's report writers.
 	$(MVN_TEST) jar:jar
 
 # The suites that need a local cluster, in two lanes at once (tools/lanes.sh), each on its own

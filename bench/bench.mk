@@ -38,6 +38,10 @@ bench-results: ## Re-render bench/results/warmup.md and .json from the last benc
 	@python3 $(REPO)/bench/warmup/results.py $(WORK)/bench/records.jsonl $(REPO)/bench/results/warmup.json \
 	  >$(REPO)/bench/results/warmup.md
 
+.PHONY: test-bench-reports
+test-bench-reports: ## The bench's report writers (bench/warmup/*_test.py) on synthetic records: sections, goals, merging with an earlier run.
+	@python3 -m unittest discover -s $(REPO)/bench/warmup -p '*_test.py'
+
 .PHONY: bench-stop-rule
 bench-stop-rule: bench-targets tool-k6 ## Requests needed, concurrency and stop rule, on fresh JVMs of both targets on loopback; writes bench/results/stop-rule.md and .json (about 60 min).
 	@K6=$(K6) python3 $(REPO)/bench/stop-rule/run.py

@@ -13,7 +13,9 @@ Strategies: none (no gate), serial_fixed100 (the harness's simple serial warmer:
 100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics),
 danki_aot (danki with danki.dev/aot-cache: its Deployment is applied at 0 replicas first and the scale
 waits, at most AOT_TRAIN_TIMEOUT s, until danki has trained its AotCache; the training's figures are
-recorded, and a cache not Ready is recorded instead of a scale without it).
+recorded, and a cache not Ready is recorded instead of a scale without it), danki_aot_jit (danki_aot
+with danki.dev/jit-metrics: does a pod that starts from the cache still have JIT work left when the
+default rule lets it in?).
 In the aot section a pod's start is its first_seen: the host time the pod watch, started before the scale,
 first saw it (its creation, as the watch delivers it), on the same clock as its ContainersReady and Ready.
 Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
@@ -38,7 +40,9 @@ from manifests import danki_annotations, deployment  # noqa: E402
 from serial_warmer import SerialWarmer  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
-STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot")
+STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot", "danki_aot_jit")
+AOT_STRATEGIES = ("danki_aot", "danki_aot_jit")
+JIT_STRATEGIES = ("danki_jit", "danki_aot_jit")
 AOT_ANNOTATION = "danki.dev/aot-cache"
 """Opts a Deployment into danki's AOT cache; on a pod, the SHA-256 of the cache it was given (operator Keys)."""
 DANKI_GATE = "danki.dev/warmed"
@@ -55,9 +59,9 @@ def manifest(target, name, replicas, strategy):
     if strategy == "serial_fixed100":
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
-        extra = {AOT_ANNOTATION: "enabled"} if strategy == "danki_aot" else None
+        extra = {AOT_ANNOTATION: "enabled"} if strategy in AOT_STRATEGIES else None
         return deployment(target, name, replicas, annotations=danki_annotations(
-            target, jit=strategy == "danki_jit", extra=extra), **placement)
+            target, jit=strategy in JIT_STRATEGIES, extra=extra), **placement)
     return deployment(target, name, replicas, **placement)
 
 
@@ -80,7 +84,7 @@ def experiment(section, target, strategy, n_from, n_to):
     out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
-    training = trained_cache(namespace, target, name, strategy) if strategy == "danki_aot" else None
+    training = trained_cache(namespace, target, name, strategy) if strategy in AOT_STRATEGIES else None
     if training and not training["ready"]:
         remove(namespace, name, strategy)
         # measured without a cache it would be the other strategy: say why instead
@@ -130,7 +134,7 @@ def experiment(section, target, strategy, n_from, n_to):
 
 
 def trained_cache(namespace, target, name, strategy):
-    """danki_aot: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
+    """danki_aot, danki_aot_jit: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
     aot_training.forget(namespace, name)
     t_apply = time.time()
     try:
@@ -143,7 +147,7 @@ def trained_cache(namespace, target, name, strategy):
 
 def remove(namespace, name, strategy):
     delete_deployment(namespace, name)
-    if strategy == "danki_aot":
+    if strategy in AOT_STRATEGIES:
         aot_training.forget(namespace, name)  # owned by the Deployment, but its claim should not outlive the run
 
 

@@ -105,6 +105,25 @@ class ResultsTest(unittest.TestCase):
         self.assertFalse(goals["AOT cache: first-100 P95 / fully warm, with / without"]["met"])
         self.assertEqual(set(start), set(doc["goals"][0]))
 
+    def test_the_jit_rule_side_gets_its_own_columns_and_ratios_but_no_goals(self):
+        jit = strategy_record("aot", "sample-jdk25", "danki_aot_jit", {"p3": (0.0, 4.0, 34.0)},
+                              {"p3": run(300.0, 3000, "used")}, {"p3": 1.0}, TRAINED)
+        md, doc = self.render(aot_run("sample-jdk25") + [jit])
+        figures = doc["aot"]["sample-jdk25"]
+        self.assertAlmostEqual(figures["jit_rule_ratios"]["containers_ready_to_ready"], 0.75)
+        self.assertAlmostEqual(figures["ratios"]["containers_ready_to_ready"], 0.35)
+        self.assertEqual(figures["with_cache_jit_rule"]["warmup_requests_median"], 3000)
+        self.assertIn("| | danki without cache | danki with cache | with / without | with cache, JIT rule | with / without |"
+                      .replace("| |", "|  |"), md)
+        self.assertIn("| ContainersReady -> Ready (median) | 40.0 s | 14.0 s | 0.35x | 30.0 s | 0.75x |", md)
+        self.assertIn("with cache, JIT rule: Training: Deployment applied", md)
+        self.assertEqual(sum(1 for g in doc["goals"] if g["goal"].startswith("AOT cache")), 3)
+
+    def test_without_the_jit_rule_side_the_table_has_no_column_for_it(self):
+        md, doc = self.render(aot_run("sample-jdk25"))
+        self.assertNotIn("JIT rule", md)
+        self.assertNotIn("jit_rule_ratios", doc["aot"]["sample-jdk25"])
+
     def test_spring_shop_figures_go_under_their_target_not_the_top_ratios(self):
         _, doc = self.render(aot_run("spring-shop-jdk25"))
         self.assertIn("spring-shop-jdk25", doc["aot"])

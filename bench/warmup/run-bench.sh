@@ -20,7 +20,8 @@
 #            run that measured them (bench/results/warmup-records.jsonl).
 #
 # Env: BENCH_SECTIONS ("single scaleup scale cache"; add aot, or aot alone), BENCH_TARGETS ("sample spring-shop"),
-#      BENCH_AOT_TARGETS ("sample-jdk25 spring-shop-jdk25"), AOT_TRAIN_TIMEOUT (900 s per training),
+#      BENCH_AOT_TARGETS ("sample-jdk25 spring-shop-jdk25"), BENCH_AOT_STRATEGIES ("danki danki_aot"; add
+#      danki_aot_jit for the cache with danki.dev/jit-metrics), AOT_TRAIN_TIMEOUT (900 s per training),
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
 #      BENCH_SCALEUP_STRATEGIES ("none serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("4 8": 100m each on the workers),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
@@ -47,6 +48,7 @@ BENCH_SCALE_N=${BENCH_SCALE_N:-4 8}
 BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-4 16}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
 BENCH_AOT_TARGETS=${BENCH_AOT_TARGETS:-sample-jdk25 spring-shop-jdk25}
+BENCH_AOT_STRATEGIES=${BENCH_AOT_STRATEGIES:-danki danki_aot}
 AOT_TRAIN_TIMEOUT=${AOT_TRAIN_TIMEOUT:-900}
 # What the AOT cache needs of the chart (docs/aot-cache.md): the runner image (dev, as the operator's) hashes
 # and checks each cache; danki-local is the local cluster's storage class.
@@ -110,7 +112,7 @@ bench_scaleup() { step scaleup "1 -> $SCALEUP_TO per target and strategy"; bench
 bench_aot() {
   step aot "one new pod per JDK 25 target, danki without and with its AOT cache"
   BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} $AOT_CHART_SET" install_operator
-  bench_strategies aot "danki danki_aot" "$BENCH_AOT_TARGETS"
+  bench_strategies aot "$BENCH_AOT_STRATEGIES" "$BENCH_AOT_TARGETS"
 }
 
 for section in $BENCH_SECTIONS; do [[ $section == aot ]] || "bench_$section"; done
