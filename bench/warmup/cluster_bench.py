@@ -21,7 +21,7 @@ first saw it (its creation, as the watch delivers it), on the same clock as its 
 Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
 SCALEUP_TO is at most the cluster's worker nodes.
 Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s),
-AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min).
+AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min), BENCH_EXTRA_ANNOTATIONS (see extra_annotations).
 """
 
 import json
@@ -54,12 +54,24 @@ RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory"
 worker node to itself, so the node's budget is what bounds its JVM)."""
 
 
+def extra_annotations():
+    """BENCH_EXTRA_ANNOTATIONS ("key=value ..."): more of danki's annotations on every danki strategy's
+    Deployment, for one-off questions (a lower danki.dev/min-warmup-requests with the cache)."""
+    pairs = os.environ.get("BENCH_EXTRA_ANNOTATIONS", "").split()
+    bad = [p for p in pairs if "=" not in p or not p.startswith("danki.dev/")]
+    if bad:
+        sys.exit(f"cluster_bench.py: BENCH_EXTRA_ANNOTATIONS: expected danki.dev/<key>=<value> pairs, got {bad}")
+    return dict(p.split("=", 1) for p in pairs)
+
+
 def manifest(target, name, replicas, strategy):
     placement = {"one_per_node": True, "resources": RESOURCES}
     if strategy == "serial_fixed100":
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
-        extra = {AOT_ANNOTATION: "enabled"} if strategy in AOT_STRATEGIES else None
+        extra = extra_annotations()
+        if strategy in AOT_STRATEGIES:
+            extra[AOT_ANNOTATION] = "enabled"
         return deployment(target, name, replicas, annotations=danki_annotations(
             target, jit=strategy in JIT_STRATEGIES, extra=extra), **placement)
     return deployment(target, name, replicas, **placement)

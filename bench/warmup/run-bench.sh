@@ -25,7 +25,8 @@
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
 #      BENCH_SCALEUP_STRATEGIES ("none serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("4 8": 100m each on the workers),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
-#      BENCH_OPERATOR_SET (extra chart values, e.g. "nodeConcurrency=1"), BENCH_RESULTS (the .md to
+#      BENCH_OPERATOR_SET (extra chart values, e.g. "nodeConcurrency=1"), BENCH_EXTRA_ANNOTATIONS (more
+#      danki.dev/ annotations on every danki strategy's Deployment, e.g. "danki.dev/min-warmup-requests=600"), BENCH_RESULTS (the .md to
 #      write, default bench/results/warmup.md; the .json beside it),
 #      SCALEUP_TO (default: the worker nodes, BENCH_WORKERS), CLUSTER_INSTANCE (the Makefile's
 #      BENCH_CLUSTER_INSTANCE), KEEP=1 keeps the cluster.
