@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.Config
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
+import io.fabric8.kubernetes.client.dsl.Resource
 import java.io.File
 import java.nio.file.Files
 import java.util.concurrent.TimeUnit
@@ -22,7 +23,8 @@ object CliApiServer {
 
     /** danki's CRDs, by plural, as the operator build generates them into [GENERATED]. */
     val CRDS = listOf("warmupruns", "warmuphistories")
-    private const val CRD_GONE_SECONDS = 120L
+    private const val CLEANUP_SECONDS = 20L
+    private const val CRD_GONE_SECONDS = 30L
     private const val GENERATED = "operator/target/classes/META-INF/fabric8"
 
     /** The kubeconfig of the cluster admin (system:masters). */
@@ -39,6 +41,9 @@ object CliApiServer {
         client().use { client ->
             for (plural in plurals) {
                 val crd = crds(client).load(File(repo, "$GENERATED/$plural.danki.dev-v1.yml")).item()
+                // one still terminating would take the update and then vanish
+                val existing = crds(client).withName(crd.metadata.name)
+                if (existing.get()?.metadata?.deletionTimestamp != null) awaitGone(existing)
                 client.resource<CustomResourceDefinition>(crd).createOr { it.update() }
                 crds(client).withName(crd.metadata.name).waitUntilCondition(
                     { c ->
@@ -60,11 +65,24 @@ object CliApiServer {
             for (plural in plurals) {
                 val crd = crds(client).withName("$plural.danki.dev")
                 crd.delete()
-                // the API server deletes every object of the CRD first; in one make test run on two
-                // cores that took more than 30 s, and the tests after it met a terminating CRD
-                crd.waitUntilCondition({ it == null }, CRD_GONE_SECONDS, TimeUnit.SECONDS)
+                awaitGone(crd)
             }
         }
+    }
+
+    /**
+     * The API server deletes every object of a CRD before the CRD itself (its finalizer
+     * customresourcecleanup). In two make test runs on fresh clones that took over 120 s (the CRD went
+     * minutes later; elsewhere it takes under a second), and the tests after it met a terminating CRD.
+     * These tests ask how the CLI meets a missing CRD, not how fast the API server cleans up, so past a
+     * short wait the finalizer is dropped: the CRD goes at once, and its objects, each in a namespace
+     * of a test already done, stay unreachable.
+     */
+    private fun awaitGone(crd: Resource<CustomResourceDefinition>) {
+        val cleanedUp = runCatching { crd.waitUntilCondition({ it == null }, CLEANUP_SECONDS, TimeUnit.SECONDS) }
+        if (cleanedUp.isSuccess || crd.get() == null) return
+        crd.edit { c -> c.apply { metadata.finalizers = emptyList() } }
+        crd.waitUntilCondition({ it == null }, CRD_GONE_SECONDS, TimeUnit.SECONDS)
     }
 
     private fun crds(client: KubernetesClient) = client.apiextensions().v1().customResourceDefinitions()
