@@ -55,6 +55,10 @@ def ratio(with_cache, without, key):
     return a / b if a is not None and b else None
 
 
+def ratios(side, without):
+    return {name: ratio(side, without, key) for name, key in RATIOS.items()}
+
+
 def as_json(records):
     """warmup.json's `aot`: per target with and without the cache, their ratios; the sample's at the top."""
     doc = {}
@@ -63,10 +67,9 @@ def as_json(records):
             doc.setdefault(r["target"], {})[SIDES[r["strategy"]]] = summary(r)
     for figures in doc.values():
         without = figures.get("without_cache")
-        figures["ratios"] = {name: ratio(figures.get("with_cache"), without, key) for name, key in RATIOS.items()}
+        figures["ratios"] = ratios(figures.get("with_cache"), without)
         if "with_cache_jit_rule" in figures:
-            figures["jit_rule_ratios"] = {name: ratio(figures["with_cache_jit_rule"], without, key)
-                                          for name, key in RATIOS.items()}
+            figures["jit_rule_ratios"] = ratios(figures["with_cache_jit_rule"], without)
     sample = doc.get(SAMPLE, {}).get("ratios", {})
     doc["start_to_containers_ready_ratio"] = sample.get("start_to_containers_ready")
     doc["containers_ready_to_ready_ratio"] = sample.get("containers_ready_to_ready")

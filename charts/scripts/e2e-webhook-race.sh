@@ -76,11 +76,14 @@ below() { (($1 < $2)); } # below GOT LIMIT
 # api_credentials: the API server's URL and the kubeconfig's CA, client certificate and key as files
 # under WORK, for api_patch
 api_credentials() {
-  local field
-  API_URL=$(kc config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')
-  for field in cluster.certificate-authority-data:ca.crt user.client-certificate-data:client.crt user.client-key-data:client.key; do
-    kc config view --raw --minify -o "jsonpath={.${field%%.*}s[0].${field%:*}}" | base64 -d >"$WORK/${field#*:}"
-    [[ -s $WORK/${field#*:} ]] || die "$KUBECONFIG has no embedded ${field%:*}"
+  local config path file
+  config=$(kc config view --raw --minify -o json)
+  API_URL=$(jq -r '.clusters[0].cluster.server' <<<"$config")
+  for path in 'clusters[0].cluster["certificate-authority-data"]:ca.crt' \
+    'users[0].user["client-certificate-data"]:client.crt' 'users[0].user["client-key-data"]:client.key'; do
+    file=${path##*:} path=${path%:*}
+    jq -r ".$path // empty" <<<"$config" | base64 -d >"$WORK/$file"
+    [[ -s $WORK/$file ]] || die "$KUBECONFIG has no embedded $path"
   done
 }
 # api_patch PATH JSON: one merge patch by curl, not kubectl: phase c's two writes must follow each

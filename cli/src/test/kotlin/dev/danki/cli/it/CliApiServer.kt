@@ -45,7 +45,7 @@ object CliApiServer {
                 val existing = crds(client).withName(crd.metadata.name)
                 if (existing.get()?.metadata?.deletionTimestamp != null) awaitGone(existing)
                 client.resource<CustomResourceDefinition>(crd).createOr { it.update() }
-                crds(client).withName(crd.metadata.name).waitUntilCondition(
+                existing.waitUntilCondition(
                     { c ->
                         c.status
                             ?.conditions
