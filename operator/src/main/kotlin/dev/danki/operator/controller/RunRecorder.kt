@@ -68,7 +68,8 @@ class RunRecorder(
         runs.writeStatus(pod.metadata.namespace, run.metadata.name, status)
     }
 
-    fun succeeded(ref: RunRef, status: WarmupRunStatus, summary: K6Summary) {
+    /** [minWarmupRequests]: the floor the pod's plan had, which its evidence shows. */
+    fun succeeded(ref: RunRef, status: WarmupRunStatus, summary: K6Summary, minWarmupRequests: Int) {
         val now = Instant.now()
         status.apply {
             phase = WarmupRun.PHASE_SUCCEEDED
@@ -78,7 +79,7 @@ class RunRecorder(
             cold = summary.cold.latency?.let(RunStatuses::percentiles)
             warm = summary.warm.latency?.let(RunStatuses::percentiles)
             stopReason = summary.stopReason.name
-            stopEvidence = summary.evidence?.let(RunStatuses::evidence)
+            stopEvidence = summary.evidence?.let { RunStatuses.evidence(it, minWarmupRequests) }
             scriptNotes = summary.notes.takeIf { it.isNotEmpty() }
             reason = Keys.RunConditions.REASON_SUCCEEDED
             message = RunStatuses.coldToWarm(summary)

@@ -57,11 +57,13 @@ object RunStatuses {
             p95 = round(p.p95)
         }
 
-    fun evidence(e: WarmupEvidence) =
+    /** The stop rule's evidence; [floor] is the plan's minimum of warm-up requests, which k6 was given. */
+    fun evidence(e: WarmupEvidence, floor: Int) =
         StopEvidence().apply {
             rule = e.rule
             concurrency = e.concurrency
             requests = e.requests
+            minRequests = floor
             blocks = e.blocks
             blockSize = e.blockSize
             lastBlockP95 = e.lastBlockP95?.let(::round)

@@ -50,16 +50,6 @@ class WarmupJob(
         val pod = input.ref.pod
         val status = input.status
         val podIP = pod.status.podIP
-        val request =
-            K6Request(
-                runName = "${input.ref.namespace}.${input.ref.runName}",
-                baseUrl = status.target ?: "http://$podIP:${input.plan.port}",
-                plan = input.plan,
-                jitMetricsUrl = input.plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
-                target = TargetPod(pod.metadata.namespace, pod.metadata.name, pod.metadata.uid, podIP),
-                deadline = input.deadline,
-                maxErrorRatio = config.maxErrorRatio,
-            )
         val now = Instant.now()
         status.phase = WarmupRun.PHASE_RUNNING
         status.startTime = RunStatuses.precise(now)
@@ -67,9 +57,26 @@ class WarmupJob(
         try {
             // its JVM has started: whether it mapped the cache is in the first lines of its log
             if (status.aotCache == null) status.aotCache = aot?.of(pod)
+            val plan = if (status.aotCache == Keys.Aot.USED) input.plan.startedFromCache() else input.plan
+            val request =
+                K6Request(
+                    runName = "${input.ref.namespace}.${input.ref.runName}",
+                    baseUrl = status.target ?: "http://$podIP:${plan.port}",
+                    plan = plan,
+                    jitMetricsUrl = plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
+                    target = TargetPod(pod.metadata.namespace, pod.metadata.name, pod.metadata.uid, podIP),
+                    deadline = input.deadline,
+                    maxErrorRatio = config.maxErrorRatio,
+                )
             val where =
-                if (input.plan.script == null) attempts else runnerAttempts ?: error("no runner pods for a custom flow")
-            record(input, where.run(request, task, Listener(input)))
+                if (plan.script ==
+                    null
+                ) {
+                    attempts
+                } else {
+                    runnerAttempts ?: error("no runner pods for a custom flow")
+                }
+            record(input, plan, where.run(request, task, Listener(input, plan)))
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the reconcile after this job publishes it again
             log
@@ -81,7 +88,7 @@ class WarmupJob(
         }
     }
 
-    private fun record(input: Input, result: AttemptsResult) {
+    private fun record(input: Input, plan: WarmupPlan, result: AttemptsResult) {
         val ref = input.ref
         val status = input.status
         val log = log.atInfo().addKeyValue("namespace", ref.namespace).addKeyValue("pod", ref.pod.metadata.name)
@@ -91,7 +98,7 @@ class WarmupJob(
                 val first = result.firstRequestAtMillis
                 status.reactionMillis = (first - input.readySeenAt.toEpochMilli()).takeIf { first > 0 }
                 status.k6StartupMillis = result.k6StartupMillis
-                recorder.succeeded(ref, status, outcome.summary)
+                recorder.succeeded(ref, status, outcome.summary, plan.minWarmupRequests)
                 log
                     .addKeyValue("attempts", result.attempts)
                     .addKeyValue("reactionMillis", status.reactionMillis)
@@ -114,20 +121,23 @@ class WarmupJob(
 
     private inner class Listener(
         private val input: Input,
+        /** The plan this pod is warmed with: [Input.plan], with the lower floor if it started from its cache. */
+        private val plan: WarmupPlan,
     ) : AttemptListener {
         override fun attemptStarted(attempt: Int) {
             val status = input.status
             status.attempts = attempt
             writeProgress(input, status)
             if (attempt == 1) {
-                val plan = input.plan
                 val rule = if (plan.jitMetrics != null) "until the JIT settles" else "until latency converges"
+                val floor = if (plan.minWarmupRequests < input.plan.minWarmupRequests) LOWER_FLOOR else ""
                 events.normal(
                     input.ref.pod,
                     Keys.EventReasons.WARMUP_STARTED,
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
                         "warm-up with ${plan.warmupConcurrency} in flight up to ${plan.warmupRate}/s $rule " +
-                        "(${plan.minWarmupRequests} to ${plan.maxWarmupRequests} requests), ${plan.passRequests} warm",
+                        "(${plan.minWarmupRequests} to ${plan.maxWarmupRequests} requests$floor), " +
+                        "${plan.passRequests} warm",
                 )
             }
         }
@@ -160,5 +170,9 @@ class WarmupJob(
                 .setCause(e)
                 .log("run progress not written")
         }
+    }
+
+    private companion object {
+        const val LOWER_FLOOR = "; fewer, as the JVM started from its AOT cache"
     }
 }

@@ -113,6 +113,12 @@ class StopEvidence {
     @JsonPropertyDescription("Warm-up requests sent.")
     var requests: Long? = null
 
+    @JsonPropertyDescription(
+        "Warm-up requests sent before any stop rule was asked: danki.dev/min-warmup-requests, or fewer by " +
+            "default for a pod whose JVM started from its AOT cache.",
+    )
+    var minRequests: Int? = null
+
     @JsonPropertyDescription("Blocks of answers the stop rules judged.")
     var blocks: Int? = null
 

@@ -28,7 +28,10 @@ class PlanParser(
         // read by MissedGates for pods without the gate; checked here so a bad value is named with the rest
         fields.read<UngatedPods?>(Annotations.UNGATED_PODS, null, UngatedPods.EXPECTED) { UngatedPods.parse(it) }
         val port = PodPorts.resolve(annotations[Annotations.PORT], podSpec, fields.problems)
-        val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
+        val bounded = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
+        // a floor the user chose is theirs for every pod; only danki's own default drops for a cache
+        val userFloor = annotations.containsKey(Annotations.MIN_WARMUP_REQUESTS)
+        val plan = if (userFloor) bounded.copy(minWarmupRequestsFromCache = bounded.minWarmupRequests) else bounded
         ScriptAnnotations.check(plan, annotations, runnerEnabled, fields.problems)
         return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
     }

@@ -9,6 +9,7 @@ import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.K6SummaryParser
+import dev.danki.operator.warmup.WarmupPlan
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.client.KubernetesClientException
 import io.kotest.assertions.throwables.shouldThrow
@@ -67,8 +68,16 @@ class RunRecorderTest {
     @Test
     fun `a success patches the gate before the run, the Event, the metrics and the history`() {
         val summary = K6SummaryParser.parse(javaClass.getResource("/k6/summary-converged.json")!!.readText())
-        recorder.succeeded(ref, WarmupRunStatus(), summary)
+        recorder.succeeded(ref, WarmupRunStatus(), summary, WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS)
         order shouldContainExactly listOf("gate", "run", "event", "metrics", "history")
+    }
+
+    @Test
+    fun `a success's stop evidence shows the floor of warm-up requests the pod was given`() {
+        val summary = K6SummaryParser.parse(javaClass.getResource("/k6/summary-converged.json")!!.readText())
+        val status = WarmupRunStatus()
+        recorder.succeeded(ref, status, summary, 600)
+        status.stopEvidence!!.minRequests shouldBe 600
     }
 
     @Test

@@ -147,6 +147,22 @@ class PlanParserTest {
     }
 
     @Test
+    fun `a pod that started from its AOT cache gets danki's lower floor, but never below or above the user's own`() {
+        parse().plan!!.startedFromCache().minWarmupRequests shouldBe WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE
+        parse().plan!!.minWarmupRequests shouldBe WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS
+        // the cap lowers danki's default floor; the cache's floor stays under it
+        parse(Annotations.MAX_WARMUP_REQUESTS to "1500").plan!!.startedFromCache().minWarmupRequests shouldBe 600
+        parse(Annotations.MAX_WARMUP_REQUESTS to "400").plan!!.startedFromCache().minWarmupRequests shouldBe 400
+        for (floor in listOf("0", "300", "600", "3000")) {
+            val plan = parse(Annotations.MIN_WARMUP_REQUESTS to floor).plan!!
+            plan.startedFromCache() shouldBe plan
+        }
+        // everything else in the plan is the same for a cached JVM
+        val plan = parse(Annotations.WARMUP_CONCURRENCY to "8", Annotations.TARGET_P95 to "20ms").plan!!
+        plan.startedFromCache() shouldBe plan.copy(minWarmupRequests = 600)
+    }
+
+    @Test
     fun `jit metrics name a port by number or name, with an optional path`() {
         parse(Annotations.JIT_METRICS to "metrics").plan!!.jitMetrics shouldBe JitMetrics(9090, "/metrics")
         parse(Annotations.JIT_METRICS to "http/actuator/prometheus").plan!!.jitMetrics shouldBe
