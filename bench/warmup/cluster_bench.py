@@ -169,7 +169,8 @@ def main(argv):
         sys.exit(f"cluster_bench.py: section {section}: expected single, scaleup or aot")
     if strategy not in STRATEGIES:
         sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
-    n_from, n_to = (1, int(os.environ["SCALEUP_TO"])) if section == "scaleup" else (0, 1)
+    n_from, n_to = {"scaleup": (1, int(os.environ["SCALEUP_TO"])),
+                    "aot": (0, int(os.environ.get("AOT_PODS", "1")))}.get(section, (0, 1))
     record = experiment(section, target, strategy, n_from, n_to)
     with open(os.environ["RECORDS"], "a") as f:
         f.write(json.dumps(record) + "\n")

@@ -154,6 +154,21 @@ class ResultsTest(unittest.TestCase):
         self.assertIn(("one new pod: ContainersReady -> Ready (s)", "sample"), goals)
         self.assertIn(("AOT cache: ContainersReady -> Ready, with / without", "sample-jdk25"), goals)
 
+    def test_an_aot_scale_up_of_three_pods_is_judged_on_the_medians_over_its_pods(self):
+        without = {f"p{i}": (0.0, 10.0, 10.0 + gap) for i, gap in enumerate((30.0, 40.0, 90.0))}
+        with_cache = {f"q{i}": (0.0, 5.0, 5.0 + gap) for i, gap in enumerate((20.0, 22.0, 60.0))}
+        md, doc = self.render([
+            machine("2026-11-27T10:00:00Z", "bbbbbbb"),
+            strategy_record("aot", "sample-jdk25", "danki", without, {n: run(900.0, 2003, None) for n in without}),
+            strategy_record("aot", "sample-jdk25", "danki_aot", with_cache,
+                            {n: run(300.0, 1003, "used") for n in with_cache}, training=TRAINED)])
+        self.assertIn("## 5. JDK AOT cache (JDK 25)\n\n3 new pods at once (0 -> 3), each on a worker node of its own,", md)
+        self.assertIn("as in section 2; each figure is the median over the pods", md)
+        # 22 / 40, not the mean's (34 / 53.3) nor the outlier's
+        self.assertAlmostEqual(doc["aot"]["containers_ready_to_ready_ratio"], 0.55)
+        self.assertAlmostEqual(doc["aot"]["start_to_containers_ready_ratio"], 0.5)
+        self.assertEqual(doc["aot"]["sample-jdk25"]["with_cache"]["pods_ready"], 3)
+
     def test_a_full_run_replaces_every_section_it_measured(self):
         self.render(aot_run("sample-jdk25"))
         md, doc = self.render(full_run() + aot_run("sample-jdk25")[1:])
