@@ -152,14 +152,16 @@ def main(path, json_path=None):
         out += ["## 4. Operator footprint with a full informer cache", ""] + note("cache") + [cache(by("cache")[0]), ""]
     if by("aot"):
         to = by("aot")[0].get("n_to", 1)
-        pods = "One new pod (0 -> 1)" if to == 1 else f"{to} new pods at once (0 -> {to}), each on a worker node of its own,"
+        pods = ("One new pod (0 -> 1)" if to == 1
+                else f"{to} new pods at once (0 -> {to}), each on a worker node of its own,")
         out += ["## 5. JDK AOT cache (JDK 25)", ""] + note("aot") + [
                 f"{pods} per JDK 25 target, warmed by danki without and with its AOT cache "
                 "(`danki.dev/aot-cache: enabled`), on the same image. With the cache the Deployment is applied at "
                 "0 replicas first and the scale waits until danki has trained its AotCache. Start is the host "
                 "time the pod watch first saw the pod (its creation); danki's cold and warm P95 and its warm-up "
-                f"requests are the WarmupRun's; first-100 / fully warm as in section {1 if to == 1 else 2}; each figure is "
-                "the median over the pods. Goal: with / without at most {aot_report.GOAL_RATIO}x for both times, first-100 / fully warm no worse.", "",
+                f"requests are the WarmupRun's; first-100 / fully warm as in section {1 if to == 1 else 2}; each "
+                f"figure is the median over the pods. Goal: with / without at most {aot_report.GOAL_RATIO}x for "
+                "both times, first-100 / fully warm no worse.", "",
                 aot_report.section_markdown(doc["aot"]), ""]
     print("\n".join(out))
     if json_path:
