@@ -186,10 +186,10 @@ class Training(
         )
     }
 
-    /** The Deployment's plan with the training's floor ([WarmupPlan.forTraining]); the requests it answered. */
+    /** The Deployment's warm-up plan against the training pod; the requests it answered. */
     private fun warm(input: Input, ip: String, podName: String, uid: String, deadline: Instant): Long {
         val namespace = input.cache.metadata.namespace
-        val plan = input.plan.forTraining()
+        val plan = input.plan
         val request =
             K6Request(
                 runName = "$namespace.$podName",

@@ -47,14 +47,6 @@ data class WarmupPlan(
      */
     fun startedFromCache(): WarmupPlan = copy(minWarmupRequests = minOf(minWarmupRequests, minWarmupRequestsFromCache))
 
-    /**
-     * The plan for an AOT training pod: at least [MIN_TRAINING_REQUESTS] before the rules judge it, within
-     * the cap. The cache keeps the profiles of what the training ran, and every pod started from it gains
-     * from a longer run; the training pod serves no user, so only the cap, for the app's own backends, holds.
-     */
-    fun forTraining(): WarmupPlan =
-        copy(minWarmupRequests = maxOf(minWarmupRequests, minOf(MIN_TRAINING_REQUESTS, maxWarmupRequests)))
-
     companion object {
         /** The published exam-server protocol: 20 requests/s, 100 requests per pass. */
         const val DEFAULT_RATE = 20.0
@@ -74,12 +66,6 @@ data class WarmupPlan(
          * 2,000, on both bench targets; JVMs without the cache keep 2,000.
          */
         const val DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE = 600
-
-        /**
-         * The floor of a training (issue 29 trained its measured caches on 3,000 requests). In the bench,
-         * trainings that stopped at 1,000-1,600 requests gave caches whose pods needed more warm-up, not less.
-         */
-        const val MIN_TRAINING_REQUESTS = 4_000
         const val DEFAULT_MAX_WARMUP_REQUESTS = 10_000
         val DEFAULT_TIMEOUT: Duration = Duration.ofMinutes(5)
     }

@@ -163,16 +163,6 @@ class PlanParserTest {
     }
 
     @Test
-    fun `a training pod gets the training's floor, within the cap, and never less than the user's own`() {
-        parse().plan!!.forTraining().minWarmupRequests shouldBe WarmupPlan.MIN_TRAINING_REQUESTS
-        parse(Annotations.MAX_WARMUP_REQUESTS to "1000").plan!!.forTraining().minWarmupRequests shouldBe 1000
-        parse(Annotations.MIN_WARMUP_REQUESTS to "300").plan!!.forTraining().minWarmupRequests shouldBe 4000
-        parse(Annotations.MIN_WARMUP_REQUESTS to "6000").plan!!.forTraining().minWarmupRequests shouldBe 6000
-        val plan = parse(Annotations.WARMUP_CONCURRENCY to "8").plan!!
-        plan.forTraining() shouldBe plan.copy(minWarmupRequests = 4000)
-    }
-
-    @Test
     fun `jit metrics name a port by number or name, with an optional path`() {
         parse(Annotations.JIT_METRICS to "metrics").plan!!.jitMetrics shouldBe JitMetrics(9090, "/metrics")
         parse(Annotations.JIT_METRICS to "http/actuator/prometheus").plan!!.jitMetrics shouldBe
