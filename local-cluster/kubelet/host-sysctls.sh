@@ -10,8 +10,17 @@
 HOST_SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
   kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables)
 
+# Instances come up and go down side by side (make test's two lanes): the record and its owners are
+# read and changed under one lock, outside the folder that the last owner removes.
+HOST_STATE_LOCK=$HOST_STATE_DIR.lock
+
+# with_host_state_lock command...: runs command in a subshell that holds the lock (flock waits for
+# the other holder); the subshell keeps the caller's errexit, and its end releases the lock
+with_host_state_lock() { (flock 9 && "$@") 9>"$HOST_STATE_LOCK"; }
+
 # save_host_sysctls owner: record the values unless an earlier owner did, and register owner
-save_host_sysctls() {
+save_host_sysctls() { with_host_state_lock _save_host_sysctls "$@"; }
+_save_host_sysctls() {
   local owner=$1 k
   mkdir -p "$HOST_STATE_DIR/owners"
   if [[ ! -f $HOST_STATE_DIR/sysctls ]]; then
@@ -22,7 +31,8 @@ save_host_sysctls() {
 }
 
 # restore_host_sysctls owner: unregister owner; the last one writes the saved values back
-restore_host_sysctls() {
+restore_host_sysctls() { with_host_state_lock _restore_host_sysctls "$@"; }
+_restore_host_sysctls() {
   local owner=$1 line
   rm -f "$HOST_STATE_DIR/owners/$owner"
   [[ -f $HOST_STATE_DIR/sysctls ]] || return 0

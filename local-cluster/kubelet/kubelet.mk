@@ -26,11 +26,19 @@ real-kubelet-deps: tool-kubelet node-images $(NET_AGENT_JAR)
 test-real-kubelet: tool-kube tool-registry real-kubelet-deps images ## Acceptance test of the real-kubelet cluster: 3 nodes on instance TEST_REAL_KUBELET_INSTANCE, default 20 (part of make test).
 	@REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(TEST_REAL_KUBELET_INSTANCE) $(LOCAL_CLUSTER)/test/real-kubelet.sh
 
+# Without a cluster, in make test-unit: the host sysctls' record under instances that start at once.
+.PHONY: test-host-sysctls
+test-host-sysctls: ## kubelet/host-sysctls.sh with 4 instances saving and restoring side by side (a stub sysctl; the host's are untouched).
+	@$(LOCAL_CLUSTER)/test/host-sysctls-lock.sh
+
+test-unit: test-host-sysctls
+
 # danki's own images: `make images` and `make test-images`, in images.mk.
 
 .PHONY: lint-real-kubelet
 lint-real-kubelet: tool-shellcheck ## shellcheck the real-kubelet scripts and their test, compile the Python ones (part of make lint).
 	$(SHELLCHECK) -x -P SCRIPTDIR $(LOCAL_CLUSTER)/kubelet/*.sh $(LOCAL_CLUSTER)/test/real-kubelet.sh \
+	  $(LOCAL_CLUSTER)/test/host-sysctls-lock.sh \
 	  $(LOCAL_CLUSTER)/test/real-kubelet/*.sh $(LOCAL_CLUSTER)/cluster-*.sh $(LOCAL_CLUSTER)/registry/*.sh
 	python3 -m py_compile $(LOCAL_CLUSTER)/kubelet/dockerfile-stage.py
 	python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' $(LOCAL_CLUSTER)/kubelet/cni-danki-net
