@@ -11,12 +11,14 @@
 #      sealing pods are gone; an AotCacheTrained Event.
 #   2. Used: a scale-up to 3. Each new pod carries the cache's digest, its WarmupRun says `used`, an
 #      AotCacheUsed Event, and its warm-up had danki's lower floor for a cached JVM (600 requests, where
-#      a JVM without the cache gets the cap of 1,000, as the Deployment sets no floor of its own). Its JVM container mounts only the pod's copy, read-only; the claim is mounted
-#      read-only, by danki's check container only; the option went to JDK_JAVA_OPTIONS, so the image's
+#      a JVM without the cache gets the cap of 1,000, as the Deployment sets no floor of its own). Its
+#      JVM container mounts only the pod's copy, read-only; the claim is mounted read-only, by danki's
+#      check container only; the option went to JDK_JAVA_OPTIONS, so the image's
 #      own JAVA_TOOL_OPTIONS stays.
 #   3. Rejected: the template's JVM options change (-XX:-UseCompressedOops, which the cache was not made
 #      with). The new pods get the old cache, their JVM refuses it, and their runs say `rejected (...)`
-#      with an AotCacheRejected Event and the full floor; the cache is retrained (a new digest), and the next pod uses it.
+#      with an AotCacheRejected Event and the full floor; the cache is retrained (a new digest), and the
+#      next pod uses it.
 #   4. Read-only: a pod that mounts the claim read-only cannot write it; the cache file is 0444.
 #      A pod that could write it (the claim mounted read-write, as its owner's user) and changes the
 #      file: the next pod's check refuses it (checksum mismatch), so its run says `absent (...)`.

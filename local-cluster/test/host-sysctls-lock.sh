@@ -13,19 +13,22 @@ trap 'rm -rf "$SCRATCH"' EXIT
 OWNERS=4
 ROUNDS=25
 
+HOST_STATE_DIR=$SCRATCH/state
+# shellcheck source=../kubelet/host-sysctls.sh
+source "$HERE/../kubelet/host-sysctls.sh"
+# shellcheck disable=SC2317 # called by host-sysctls.sh
+sysctl() { # the stub: -n KEY reads, -q -w KEY=VALUE writes
+  case $1 in
+    -n) cat "$SCRATCH/sysctl/$2" ;;
+    -q) local kv=$3; echo "${kv#*=}" >"$SCRATCH/sysctl/${kv%%=*}" ;;
+    *) echo "sysctl stub: unexpected $*" >&2; return 2 ;;
+  esac
+}
+mkdir -p "$SCRATCH/sysctl"
+for k in "${HOST_SYSCTLS[@]}"; do echo 0 >"$SCRATCH/sysctl/$k"; done
+
 # owner N: one instance's node-up and node-down, ROUNDS times
 owner() {
-  HOST_STATE_DIR=$SCRATCH/state
-  # shellcheck source=../kubelet/host-sysctls.sh
-  source "$HERE/../kubelet/host-sysctls.sh"
-  # shellcheck disable=SC2317 # called by host-sysctls.sh
-  sysctl() { # the stub: -n KEY reads, -q -w KEY=VALUE writes
-    case $1 in
-      -n) cat "$SCRATCH/sysctl/$2" ;;
-      -q) local kv=$3; echo "${kv#*=}" >"$SCRATCH/sysctl/${kv%%=*}" ;;
-      *) echo "sysctl stub: unexpected $*" >&2; return 2 ;;
-    esac
-  }
   local i
   for ((i = 0; i < ROUNDS; i++)); do
     save_host_sysctls "instance-$1"
@@ -34,12 +37,6 @@ owner() {
     restore_host_sysctls "instance-$1" 2>/dev/null
   done
 }
-
-mkdir -p "$SCRATCH/sysctl"
-for k in vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys \
-  kernel.keys.root_maxbytes net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables; do
-  echo 0 >"$SCRATCH/sysctl/$k"
-done
 
 pids=()
 for ((n = 0; n < OWNERS; n++)); do

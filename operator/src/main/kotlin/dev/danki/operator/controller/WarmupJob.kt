@@ -68,14 +68,8 @@ class WarmupJob(
                     deadline = input.deadline,
                     maxErrorRatio = config.maxErrorRatio,
                 )
-            val where =
-                if (plan.script ==
-                    null
-                ) {
-                    attempts
-                } else {
-                    runnerAttempts ?: error("no runner pods for a custom flow")
-                }
+            // a custom flow runs in runner pods, the built-in plan in the operator's own k6
+            val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
             record(input, plan, where.run(request, task, Listener(input, plan)))
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the reconcile after this job publishes it again
