@@ -27,7 +27,7 @@ $(SPRING_SHOP_JAR): $(SPRING_SHOP_DIR)/pom.xml $(SPRING_SHOP_SOURCES)
 bench-targets: $(SAMPLE_STAMP) $(SPRING_SHOP_JAR) ## Build the benchmarks' warm-up targets: the sample service and spring-shop.
 
 .PHONY: bench
-bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; BENCH_SECTIONS=aot (or added to the list) danki's AOT cache on JDK 25; writes bench/results/warmup.md and .json, keeping sections not run.
+bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; BENCH_SECTIONS=aot (or added to the list) danki's AOT cache on JDK 25, BENCH_SECTIONS=boost the CPU boost while gated; writes bench/results/warmup.md and .json, keeping sections not run.
 	@CLUSTER_INSTANCE=$(BENCH_CLUSTER_INSTANCE) CLUSTER_NODES=$$(($(BENCH_WORKERS) + 1)) \
 	  NODE_CPU=$(BENCH_NODE_CPU) SYSTEM_NODE_CPU=$(BENCH_SYSTEM_CPU) BENCH_WORKERS=$(BENCH_WORKERS) \
 	  REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \

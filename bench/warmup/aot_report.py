@@ -23,6 +23,7 @@ def pod_figures(r, name):
         "containers_ready_to_ready_s": ready - containers_ready if ready and containers_ready else None,
         "cold_p95_ms": (run.get("cold") or {}).get("p95"), "warm_p95_ms": (run.get("warm") or {}).get("p95"),
         "warmup_requests": (run.get("requests") or {}).get("warmup"), "aot_cache": run.get("aotCache"),
+        "cpu_boost": (run.get("cpuBoost") or {}).get("summary"),
         "pod_aot_cache": (r.get("pod_aot_cache") or {}).get(name),
         "first100_p95_ms": (quality.get("first100") or {}).get("p95"), "fully_warm_p95_ms": quality.get("steady_p95"),
         "first100_over_fully_warm": quality.get("ratio"),

@@ -3,6 +3,8 @@
   cluster_bench.py single  TARGET STRATEGY   a Deployment scaled 0 -> 1
   cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO
   cluster_bench.py aot     TARGET STRATEGY   as single, on a JDK 25 target, danki with and without its AOT cache
+  cluster_bench.py boost   TARGET STRATEGY   as aot, pods with a CPU limit below their node's, danki without and
+                                             with danki.dev/warmup-cpu
 
 Each new pod gets the target's first 100 user requests at 20/s the moment the cluster says it is Ready
 (as its Service would send them); after every pod is Ready, each gets 6,000 more and 3 more passes of
@@ -15,13 +17,16 @@ danki_aot (danki with danki.dev/aot-cache: its Deployment is applied at 0 replic
 waits, at most AOT_TRAIN_TIMEOUT s, until danki has trained its AotCache; the training's figures are
 recorded, and a cache not Ready is recorded instead of a scale without it), danki_aot_jit (danki_aot
 with danki.dev/jit-metrics: does a pod that starts from the cache still have JIT work left when the
-default rule lets it in?).
+default rule lets it in?), danki_limited and danki_boost (the boost section: pods whose CPU limit,
+BOOST_OWN_CPU, is below their node's budget, warmed by danki at that limit, or with danki.dev/warmup-cpu:
+BOOST_CPU, the node's budget, while gated).
 In the aot section a pod's start is its first_seen: the host time the pod watch, started before the scale,
 first saw it (its creation, as the watch delivers it), on the same clock as its ContainersReady and Ready.
 Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
 SCALEUP_TO is at most the cluster's worker nodes.
 Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s),
-AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min), BENCH_EXTRA_ANNOTATIONS (see extra_annotations).
+AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min), BENCH_EXTRA_ANNOTATIONS (see extra_annotations),
+BOOST_PODS (1), BOOST_OWN_CPU (150m), BOOST_CPU (350m: run-bench.sh sets the node's budget).
 """
 
 import json
@@ -40,11 +45,15 @@ from manifests import danki_annotations, deployment  # noqa: E402
 from serial_warmer import SerialWarmer  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
-STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot", "danki_aot_jit")
+STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited",
+              "danki_boost")
+BOOST_STRATEGIES = ("danki_limited", "danki_boost")
 AOT_STRATEGIES = ("danki_aot", "danki_aot_jit")
 JIT_STRATEGIES = ("danki_jit", "danki_aot_jit")
 AOT_ANNOTATION = "danki.dev/aot-cache"
 """Opts a Deployment into danki's AOT cache; on a pod, the SHA-256 of the cache it was given (operator Keys)."""
+BOOST_ANNOTATION = "danki.dev/warmup-cpu"
+"""The warmed container's CPU limit while its pod is gated (operator Keys)."""
 DANKI_GATE = "danki.dev/warmed"
 """danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
 
@@ -52,6 +61,13 @@ DANKI_GATE = "danki.dev/warmed"
 RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "768Mi"}}
 """As users set them: a CPU request the scheduler counts, a memory ceiling, no CPU limit (a pod has its
 worker node to itself, so the node's budget is what bounds its JVM)."""
+
+
+def limited_resources():
+    """The boost section's pods: RESOURCES with a CPU limit of BOOST_OWN_CPU (request the same), below the
+    node's budget, as a user sets one; the boost can then raise it, up to the node's budget."""
+    own = os.environ.get("BOOST_OWN_CPU", "150m")
+    return {"requests": {**RESOURCES["requests"], "cpu": own}, "limits": {**RESOURCES["limits"], "cpu": own}}
 
 
 def extra_annotations():
@@ -65,16 +81,22 @@ def extra_annotations():
 
 
 def manifest(target, name, replicas, strategy):
-    placement = {"one_per_node": True, "resources": RESOURCES}
+    placement = {"one_per_node": True, "resources": resources_of(strategy)}
     if strategy == "serial_fixed100":
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
         extra = extra_annotations()
         if strategy in AOT_STRATEGIES:
             extra[AOT_ANNOTATION] = "enabled"
+        if strategy == "danki_boost":
+            extra[BOOST_ANNOTATION] = os.environ.get("BOOST_CPU", "350m")
         return deployment(target, name, replicas, annotations=danki_annotations(
             target, jit=strategy in JIT_STRATEGIES, extra=extra), **placement)
     return deployment(target, name, replicas, **placement)
+
+
+def resources_of(strategy):
+    return limited_resources() if strategy in BOOST_STRATEGIES else RESOURCES
 
 
 def ready_count(pods, exclude):
@@ -132,6 +154,9 @@ def experiment(section, target, strategy, n_from, n_to):
             "serial": warmer.log if warmer else None,
         }
         record["quality"] = first.fully_warm(pods)
+        if section == "boost":
+            record["boost"] = {"own_cpu": resources_of(strategy)["limits"]["cpu"],
+                               "boost_cpu": os.environ.get("BOOST_CPU", "350m") if strategy == "danki_boost" else None}
         if section == "aot" or training:
             record["training"] = training
             record["pod_aot_cache"] = pod_annotations(namespace, pods, AOT_ANNOTATION)
@@ -165,12 +190,13 @@ def remove(namespace, name, strategy):
 
 def main(argv):
     section, target, strategy = argv[1], {**TARGETS, **JDK25_TARGETS}[argv[2]], argv[3]
-    if section not in ("single", "scaleup", "aot"):
-        sys.exit(f"cluster_bench.py: section {section}: expected single, scaleup or aot")
+    if section not in ("single", "scaleup", "aot", "boost"):
+        sys.exit(f"cluster_bench.py: section {section}: expected single, scaleup, aot or boost")
     if strategy not in STRATEGIES:
         sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
     n_from, n_to = {"scaleup": (1, int(os.environ["SCALEUP_TO"])),
-                    "aot": (0, int(os.environ.get("AOT_PODS", "1")))}.get(section, (0, 1))
+                    "aot": (0, int(os.environ.get("AOT_PODS", "1"))),
+                    "boost": (0, int(os.environ.get("BOOST_PODS", "1")))}.get(section, (0, 1))
     record = experiment(section, target, strategy, n_from, n_to)
     with open(os.environ["RECORDS"], "a") as f:
         f.write(json.dumps(record) + "\n")

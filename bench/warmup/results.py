@@ -10,6 +10,7 @@ import statistics
 import sys
 
 import aot_report
+import boost_report
 import merged_records
 import strategies_report
 
@@ -107,7 +108,7 @@ def main(path, json_path=None):
     machine = (by("machine") or [{}])[0]
     layout = (by("layout") or [{}])[0]
     notes = {s: merged_records.earlier_run_note(by(s), current) for s in
-             ("layout", "single", "scaleup", "scale", "cache", "aot")}
+             ("layout", "single", "scaleup", "scale", "cache", "aot", "boost")}
     from_one_run = not any(notes.values())
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
@@ -125,6 +126,8 @@ def main(path, json_path=None):
     if by("aot"):
         doc["aot"] = aot_report.as_json(by("aot"))
         doc["goals"] += aot_report.goals(doc["aot"])
+    if by("boost"):
+        doc["boost"] = boost_report.as_json(by("boost"))
     if doc["goals"]:
         out += ["## Goals", "", strategies_report.goals_markdown(doc), ""]
     if by("single"):
@@ -163,6 +166,16 @@ def main(path, json_path=None):
                 f"figure is the median over the pods. Goal: with / without at most {aot_report.GOAL_RATIO}x for "
                 "both times, first-100 / fully warm no worse.", "",
                 aot_report.section_markdown(doc["aot"]), ""]
+    if by("boost"):
+        to = by("boost")[0].get("n_to", 1)
+        out += ["## 6. CPU boost while gated", ""] + note("boost") + [
+                f"{to} new pod{'s' if to > 1 else ''} at once (0 -> {to}) per target, each on a worker node of its own, "
+                "with a CPU limit below the node's budget (request the same), warmed by danki at that limit, and "
+                "with `danki.dev/warmup-cpu` raising the limit to the node's budget by an in-place resize while the "
+                "pod is gated, restored before its gate (`cpuBoost.enabled`). The local cluster's node budget is a "
+                "CFS quota above the pods, so no boost can go past it. First-100 / fully warm as in section 2, both "
+                "at the pod's own limit; each figure is the median over the pods.", "",
+                boost_report.section_markdown(doc["boost"]), ""]
     print("\n".join(out))
     if json_path:
         doc["machine"] = {k: v for k, v in machine.items() if k != "run"}  # section_runs says which run

@@ -37,6 +37,8 @@ def strategy_record(section, target, strategy, pods, runs=None, ratios=None, tra
     if section == "aot":
         r["training"] = training
         r["pod_aot_cache"] = {n: ("ab" * 32 if strategy == "danki_aot" else None) for n in pods}
+    if section == "boost":
+        r["boost"] = {"own_cpu": "150m", "boost_cpu": "350m" if strategy == "danki_boost" else None}
     return r
 
 
@@ -168,6 +170,25 @@ class ResultsTest(unittest.TestCase):
         self.assertAlmostEqual(doc["aot"]["containers_ready_to_ready_ratio"], 0.55)
         self.assertAlmostEqual(doc["aot"]["start_to_containers_ready_ratio"], 0.5)
         self.assertEqual(doc["aot"]["sample-jdk25"]["with_cache"]["pods_ready"], 3)
+
+    def test_the_boost_section_compares_both_sides_on_medians_and_keeps_the_earlier_sections(self):
+        self.render(full_run())
+        own = {f"p{i}": (0.0, 10.0, 10.0 + gap) for i, gap in enumerate((50.0, 60.0, 90.0))}
+        boosted = {f"q{i}": (0.0, 10.0, 10.0 + gap) for i, gap in enumerate((20.0, 30.0, 31.0))}
+        boost_run = {n: dict(run(400.0, 2003, None), cpuBoost={"summary": "150m->350m"}) for n in boosted}
+        md, doc = self.render([
+            machine("2026-11-27T11:00:00Z", "ccccccc"),
+            strategy_record("boost", "sample", "danki_limited", own, {n: run(900.0, 2003, None) for n in own},
+                            {n: 3.0 for n in own}),
+            strategy_record("boost", "sample", "danki_boost", boosted, boost_run, {n: 1.5 for n in boosted})])
+        self.assertIn("## 6. CPU boost while gated\n\n3 new pods at once (0 -> 3) per target", md)
+        self.assertIn("| danki at the pod's limit (150m) | danki, boosted to 350m while gated | boosted / own |", md)
+        self.assertIn("| WarmupRun status.cpuBoost.summary | -, -, - | 150m->350m, 150m->350m, 150m->350m |  |", md)
+        # medians: 30 / 60, and 1.5 / 3.0
+        self.assertAlmostEqual(doc["boost"]["sample"]["ratios"]["containers_ready_to_ready"], 0.5)
+        self.assertAlmostEqual(doc["boost"]["sample"]["ratios"]["first100_over_fully_warm"], 0.5)
+        self.assertIn("## 1. One new pod\n\n*From an earlier run: 2026-11-26T07:45:09Z at commit aaaaaaa.*", md)
+        self.assertNotIn("boost", {g["goal"] for g in doc["goals"]})
 
     def test_a_full_run_replaces_every_section_it_measured(self):
         self.render(aot_run("sample-jdk25"))

@@ -19,11 +19,17 @@
 #            images (danki/sample-service-jdk25, danki/spring-shop-jdk25).
 #            BENCH_SECTIONS=aot runs it alone; the other sections in warmup.md and .json are kept from the
 #            run that measured them (bench/results/warmup-records.jsonl).
+#   boost    (not by default) per target, BENCH_BOOST_PODS new pods at once whose CPU limit
+#            (BENCH_BOOST_OWN_CPU, 150m) is below their node's budget, warmed by danki at that limit and
+#            with danki.dev/warmup-cpu at the node's budget (an in-place resize while gated, restored
+#            before the gate): ContainersReady -> Ready, first-100 quality, medians over the pods. It
+#            reinstalls the operator with cpuBoost.enabled. BENCH_SECTIONS=boost runs it alone.
 #
 # Env: BENCH_SECTIONS ("single scaleup scale cache"; add aot, or aot alone), BENCH_TARGETS ("sample spring-shop"),
 #      BENCH_AOT_TARGETS ("sample-jdk25 spring-shop-jdk25"), BENCH_AOT_STRATEGIES ("danki danki_aot"; add
 #      danki_aot_jit for the cache with danki.dev/jit-metrics), BENCH_AOT_PODS (3: one pod per side was
 #      too noisy to judge a 0.6x goal by), AOT_TRAIN_TIMEOUT (900 s per training),
+#      BENCH_BOOST_PODS (3), BENCH_BOOST_OWN_CPU (150m), BENCH_BOOST_TARGETS (BENCH_TARGETS),
 #      BENCH_SINGLE_STRATEGIES ("none serial_fixed100 danki danki_jit"),
 #      BENCH_SCALEUP_STRATEGIES ("none serial_fixed100 danki danki_jit"), BENCH_SCALE_N ("4 8": 100m each on the workers),
 #      BENCH_CONCURRENCY ("4 16": the old default and the new one), BENCH_FAKE_PODS (1000),
@@ -59,12 +65,20 @@ AOT_CHART_SET="runner.enabled=true runner.image.tag=dev aotCache.enabled=true ao
 SCALE_TIMEOUT=${SCALE_TIMEOUT:-900} CACHE_SAMPLE_S=${CACHE_SAMPLE_S:-30}
 SCALEUP_TO=${SCALEUP_TO:-${BENCH_WORKERS:-4}}
 [[ $SCALEUP_TO =~ ^[2-8]$ ]] || die "SCALEUP_TO must be 2 to 8 (one pod per worker node), got '$SCALEUP_TO'"
+BOOST_PODS=${BENCH_BOOST_PODS:-3}
+[[ $BOOST_PODS =~ ^[1-8]$ ]] && ((BOOST_PODS <= ${BENCH_WORKERS:-4})) ||
+  die "BENCH_BOOST_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$BOOST_PODS'"
+BOOST_OWN_CPU=${BENCH_BOOST_OWN_CPU:-150m}
+# the boost is the node's whole budget: the local cluster's node is a CFS quota no pod may exceed
+BOOST_CPU=${NODE_CPU:-350m}
+BENCH_BOOST_TARGETS=${BENCH_BOOST_TARGETS:-$BENCH_TARGETS}
 AOT_PODS=${BENCH_AOT_PODS:-3}
 [[ $AOT_PODS =~ ^[1-8]$ ]] && ((AOT_PODS <= ${BENCH_WORKERS:-4})) ||
   die "BENCH_AOT_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$AOT_PODS'"
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
 RESULTS_JSON=${RESULTS%.md}.json
-export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO AOT_PODS AOT_TRAIN_TIMEOUT KUBECTL="$K" K6 NAMESPACE=danki-bench
+export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO AOT_PODS AOT_TRAIN_TIMEOUT BOOST_PODS BOOST_OWN_CPU BOOST_CPU \
+  KUBECTL="$K" K6 NAMESPACE=danki-bench
 T_BENCH=$(now_s)
 
 cleanup() {
@@ -121,8 +135,15 @@ bench_aot() {
   bench_strategies aot "$BENCH_AOT_STRATEGIES" "$BENCH_AOT_TARGETS"
 }
 
-for section in $BENCH_SECTIONS; do [[ $section == aot ]] || "bench_$section"; done
-# last, as its chart values would otherwise be under every section after it
+bench_boost() {
+  step boost "0 -> $BOOST_PODS per target at a CPU limit of $BOOST_OWN_CPU, danki without and with a boost to $BOOST_CPU"
+  BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} cpuBoost.enabled=true" install_operator
+  bench_strategies boost "danki_limited danki_boost" "$BENCH_BOOST_TARGETS"
+}
+
+for section in $BENCH_SECTIONS; do [[ $section == aot || $section == boost ]] || "bench_$section"; done
+# last, as their chart values would otherwise be under every section after them
+if [[ " $BENCH_SECTIONS " == *" boost "* ]]; then bench_boost; fi
 if [[ " $BENCH_SECTIONS " == *" aot "* ]]; then bench_aot; fi
 
 step results "writing $RESULTS"

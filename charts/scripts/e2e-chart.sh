@@ -169,6 +169,43 @@ spec:
 EOF
 }
 
+boost_target() { # NS: a twin of warm-target with a CPU limit of 100m, boosted to 300m while gated
+  kc -n "$1" apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: boost-target
+  annotations:
+    danki.dev/warmup: enabled
+    danki.dev/requests: "40"
+    danki.dev/rate: "40"
+    danki.dev/warmup-cpu: 300m
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: boost-target}
+  template:
+    metadata:
+      labels: {app: boost-target}
+    spec:
+      containers:
+        - name: http
+          image: danki/http-status:dev
+          env: [{name: PORT, value: "8080"}]
+          ports: [{name: http, containerPort: 8080}]
+          resources: {requests: {cpu: 50m}, limits: {cpu: 100m}}
+          readinessProbe:
+            httpGet: {path: /, port: http}
+            periodSeconds: 2
+EOF
+}
+
+boost_restored() { # NS: boost-target's run raised its CPU and put it back (the operator's own RBAC did both)
+  kc -n "$1" get warmupruns \
+    -o jsonpath='{range .items[?(@.spec.deployment=="boost-target")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}{"\n"}{end}' \
+    | grep -qx 'Restored/100m->300m'
+}
+
 pod_warmed() { # NS: some warm-target pod has danki.dev/warmed True with reason WarmedUp
   kc -n "$1" get pods -l app=warm-target \
     -o jsonpath='{range .items[*]}{range .status.conditions[?(@.type=="danki.dev/warmed")]}{.status}/{.reason}{"\n"}{end}{end}' \
@@ -177,7 +214,7 @@ pod_warmed() { # NS: some warm-target pod has danki.dev/warmed True with reason 
 
 warm_diagnosis() { # NS: what the WarmupRuns and the gate say, to tell an RBAC gap from a failed warm-up
   kc -n "$1" get warmupruns \
-    -o jsonpath='{range .items[*]}     run {.metadata.name}: {.status.phase} {range .status.conditions[*]}{.reason}: {.message} {end}{"\n"}{end}' || true
+    -o jsonpath='{range .items[*]}     run {.metadata.name}: {.status.phase} {range .status.conditions[*]}{.reason}: {.message} {end}{.status.cpuBoost.state} {.status.cpuBoost.message}{"\n"}{end}' || true
   kc -n "$1" get pods -l app=warm-target \
     -o jsonpath='{range .items[*]}     pod {.metadata.name}: {range .status.conditions[?(@.type=="danki.dev/warmed")]}{.status} {.reason} {.message}{end}{"\n"}{end}' || true
   kc -n "$1" get events --field-selector type=Warning -o custom-columns=REASON:.reason,MESSAGE:.message --no-headers \
@@ -297,6 +334,7 @@ run_suite() {
   for verb in create update patch delete deletecollection; do denied "$app" "$ns" "$sa" "$verb" pods; done
   denied "$app" "$ns" "$sa" create pods --subresource=exec
   denied "$app" "$ns" "$sa" create pods --subresource=eviction
+  denied "$app" "$ns" "$sa" patch pods --subresource=resize
   for verb in create update delete; do denied "$app" "$ns" "$sa" "$verb" deployments.apps; done
   denied "$app" "$ns" "$sa" list replicasets.apps
   denied "$app" "$ns" "$sa" create events.events.k8s.io
@@ -327,23 +365,32 @@ run_suite() {
   check "$short: the Deployment's WarmupHistory keeps the result (owned by the Deployment)" \
     wait_for 20 "the history" history_kept "$app" warm-target
 
-  # 3b. runner pods: their rights exist only while runner.enabled, and never reach Secrets
-  mapfile -t runner < <(watch_and_runner_rules)
-  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app}" --set runner.enabled=true >/dev/null; then
-    pass "$short: helm upgrade with runner.enabled"
-  else fail "$short: helm upgrade with runner.enabled"; fi
-  expect_rules "$short: runner.enabled, can-i --list in $app is the baseline plus the watch and runner rules" \
+  # 3b. runner pods and the CPU boost: their rights exist only while runner.enabled and
+  # cpuBoost.enabled, and never reach Secrets
+  mapfile -t runner < <(watch_and_runner_rules; echo 'pods/resize [] [] [patch]')
+  if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app}" \
+    --set runner.enabled=true --set cpuBoost.enabled=true >/dev/null; then
+    pass "$short: helm upgrade with runner.enabled and cpuBoost.enabled"
+  else fail "$short: helm upgrade with runner.enabled and cpuBoost.enabled"; fi
+  expect_rules "$short: runner.enabled and cpuBoost.enabled, can-i --list in $app is the baseline plus the watch, runner and resize rules" \
     "$app" "$ns" "$sa" "$baseline" "${runner[@]}"
   denied "$app" "$ns" "$sa" get secrets
   denied "$app" "$ns" "$sa" list configmaps
   denied "$other" "$ns" "$sa" create pods
+  denied "$other" "$ns" "$sa" patch pods --subresource=resize
+  check "$short: cpuBoost.enabled, the operator restarted with it" \
+    wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s
+  boost_target "$app"
+  if wait_for "$TIMEOUT" "a restored boost" boost_restored "$app"; then
+    pass "$short: with only these rules the operator boosts a gated pod's CPU in place and restores it"
+  else fail "$short: with only these rules the operator boosts a gated pod's CPU in place and restores it"; warm_diagnosis "$app"; fi
 
   # 4. upgrades: a second namespace, back again, then cluster-wide with no replicas
   if "$helm" upgrade "$rel" "${CHART[@]}" "${common[@]}" --set "watchNamespaces={$app,$other}" >/dev/null; then
     pass "$short: helm upgrade to watch $app and $other"
   else fail "$short: helm upgrade to watch $app and $other"; fi
   expect_rules "$short: after upgrade, can-i --list in $other has the watch rules" "$other" "$ns" "$sa" "$baseline" "${watch[@]}"
-  expect_rules "$short: runner.enabled off again, can-i --list in $app is the watch rules only" \
+  expect_rules "$short: runner.enabled and cpuBoost.enabled off again, can-i --list in $app is the watch rules only" \
     "$app" "$ns" "$sa" "$baseline" "${watch[@]}"
   check "$short: after upgrade, the operator restarted with both namespaces" \
     wait_for "$TIMEOUT" "the rollout" "$KUBECTL" -n "$ns" rollout status "deploy/$rel" --timeout=5s

@@ -119,6 +119,13 @@ app.kubernetes.io/component: operator
   resources: ["pods/eviction"]
   verbs: ["create"]
 {{- end }}
+{{- if .Values.cpuBoost.enabled }}
+# A gated pod's CPU boost (danki.dev/warmup-cpu): its container's CPU raised in place for the warm-up,
+# restored before the gate. The resize subresource only changes resources, nothing else of the pod.
+- apiGroups: [""]
+  resources: ["pods/resize"]
+  verbs: ["patch"]
+{{- end }}
 {{- if .Values.runner.enabled }}
 # Runner pods for custom flows, and the NetworkPolicy that fences each; both deleted after the run.
 - apiGroups: [""]

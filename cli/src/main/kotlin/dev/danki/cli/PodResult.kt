@@ -20,6 +20,8 @@ data class PodResult(
     val reason: String? = null,
     /** How long the pod waited for a warm-up slot after its containers were ready, e.g. `0.1s`. */
     val queueWait: String? = null,
+    /** The CPU boost while the pod was gated, e.g. `200m->2`, or why there was none (`Refused`). */
+    val boost: String? = null,
 ) {
     val warmed get() = phase == WarmupRun.PHASE_SUCCEEDED
 
@@ -38,6 +40,7 @@ data class PodResult(
                 stopReason = status?.stopReason,
                 reason = why.takeUnless { status?.phase == WarmupRun.PHASE_SUCCEEDED },
                 queueWait = status?.queueWait,
+                boost = status?.cpuBoost?.summary,
             )
         }
 

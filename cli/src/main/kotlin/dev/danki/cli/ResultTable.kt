@@ -12,8 +12,22 @@ object ResultTable {
     enum class Format { TABLE, JSON, MARKDOWN }
 
     private val HEADER =
-        listOf("POD", "PHASE", "WAITED", "COLD-P50", "COLD-P95", "WARM-P50", "WARM-P95", "DURATION", "STOP", "REASON")
-    private val waitedColumn = HEADER.indexOf("WAITED")
+        listOf(
+            "POD",
+            "PHASE",
+            "WAITED",
+            "BOOST",
+            "COLD-P50",
+            "COLD-P95",
+            "WARM-P50",
+            "WARM-P95",
+            "DURATION",
+            "STOP",
+            "REASON",
+        )
+
+    /** What only a cluster has: the wait for a warm-up slot and the CPU boost while gated. */
+    private val clusterColumns = setOf(HEADER.indexOf("WAITED"), HEADER.indexOf("BOOST"))
     private val mapper = ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
 
     /** The Deployment's line: the median of each latency over the pods that have it; the longest wait and warm-up. */
@@ -31,7 +45,10 @@ object ResultTable {
         )
     }
 
-    /** [waits]: show the WAITED column (pods in a cluster wait for a warm-up slot; `danki bench` never does). */
+    /**
+     * [waits]: show the WAITED and BOOST columns (pods in a cluster wait for a warm-up slot and may be
+     * boosted; `danki bench` does neither).
+     */
     fun render(results: List<PodResult>, total: PodResult?, format: Format, waits: Boolean = true): String =
         when (format) {
             Format.TABLE -> aligned(rows(results, total, waits))
@@ -45,13 +62,14 @@ object ResultTable {
 
     private fun rows(results: List<PodResult>, total: PodResult?, waits: Boolean): List<List<String>> =
         (listOf(HEADER) + (results + listOfNotNull(total)).map(::cells))
-            .map { row -> if (waits) row else row.filterIndexed { col, _ -> col != waitedColumn } }
+            .map { row -> if (waits) row else row.filterIndexed { col, _ -> col !in clusterColumns } }
 
     private fun cells(r: PodResult) =
         listOf(
             r.pod,
             r.phase,
             r.queueWait ?: "-",
+            r.boost ?: "-",
             ms(r.coldP50),
             ms(r.coldP95),
             ms(r.warmP50),

@@ -5,7 +5,19 @@ import io.kotest.matchers.string.shouldContain
 import org.junit.jupiter.api.Test
 
 class ResultTableTest {
-    private val warm = PodResult("web-a", "Succeeded", 100.0, 800.0, 4.0, 9.0, "20.0s", "Converged", queueWait = "0.1s")
+    private val warm =
+        PodResult(
+            "web-a",
+            "Succeeded",
+            100.0,
+            800.0,
+            4.0,
+            9.0,
+            "20.0s",
+            "Converged",
+            queueWait = "0.1s",
+            boost = "200m->2",
+        )
     private val slow =
         PodResult("web-b", "Succeeded", 120.0, 900.0, 6.0, 200.0, "1m05s", "MaxRequests", queueWait = "1m02s")
     private val failed = PodResult("web-c", "Failed", reason = "TooManyErrors: 12 of\n300 requests failed")
@@ -28,13 +40,15 @@ class ResultTableTest {
         val lines = text.lines().filter { it.isNotEmpty() }
 
         lines[0] shouldBe
-            "POD    PHASE      WAITED  COLD-P50  COLD-P95  WARM-P50  WARM-P95  DURATION  STOP       REASON"
-        lines[1] shouldBe "web-a  Succeeded  0.1s    100.0     800.0     4.0       9.0       20.0s     Converged"
+            "POD    PHASE      WAITED  BOOST    COLD-P50  COLD-P95  WARM-P50  WARM-P95  DURATION  STOP       REASON"
+        lines[1] shouldBe
+            "web-a  Succeeded  0.1s    200m->2  100.0     800.0     4.0       9.0       20.0s     Converged"
+        lines[2] shouldContain "web-c  Failed     -       -        -"
         lines[2] shouldContain "TooManyErrors: 12 of 300 requests failed"
     }
 
     @Test
-    fun `a table without waits, as danki bench prints it, has no WAITED column`() {
+    fun `a table without waits, as danki bench prints it, has no WAITED or BOOST column`() {
         val lines = ResultTable.render(listOf(warm), null, ResultTable.Format.TABLE, waits = false).lines()
 
         lines[0] shouldBe "POD    PHASE      COLD-P50  COLD-P95  WARM-P50  WARM-P95  DURATION  STOP       REASON"
@@ -45,7 +59,7 @@ class ResultTableTest {
     fun `markdown escapes pipes so a reason cannot break the table`() {
         val text = ResultTable.render(listOf(failed.copy(reason = "a|b")), null, ResultTable.Format.MARKDOWN)
 
-        text.lines()[1] shouldBe "|---|---|---|---|---|---|---|---|---|---|"
+        text.lines()[1] shouldBe "|---|---|---|---|---|---|---|---|---|---|---|"
         text shouldContain "a\\|b"
     }
 
@@ -56,6 +70,7 @@ class ResultTableTest {
 
         text shouldContain "\"warmP95\" : 9.0"
         text shouldContain "\"queueWait\" : \"0.1s\""
+        text shouldContain "\"boost\" : \"200m->2\""
         text shouldContain "\"phase\" : \"1/1 warmed\""
     }
 }

@@ -6,6 +6,8 @@ import dev.danki.operator.aot.AotStore
 import dev.danki.operator.aot.AotTrainer
 import dev.danki.operator.aot.PodLogHead
 import dev.danki.operator.aot.Training
+import dev.danki.operator.boost.CpuBoost
+import dev.danki.operator.boost.PodResize
 import dev.danki.operator.config.GateInjection
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.controller.DeploymentReconciler
@@ -125,6 +127,7 @@ class Operator(
                 runnerPods?.let { WarmupAttempts(it) },
                 recorder,
                 events,
+                CpuBoost(PodResize(client), events, config.cpuBoost),
                 aotReport,
             )
         val deployments =

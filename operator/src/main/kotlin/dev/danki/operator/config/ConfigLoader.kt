@@ -53,6 +53,7 @@ class ConfigLoader(
                 historyRetention =
                     int("DANKI_HISTORY_RETENTION", defaults.historyRetention, 0..OperatorConfig.MAX_HISTORY_RETENTION),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
+                cpuBoost = bool("DANKI_CPU_BOOST", false),
                 runnerImage = value("DANKI_RUNNER_IMAGE"),
                 runnerConcurrency = int("DANKI_RUNNER_CONCURRENCY", defaults.runnerConcurrency, 1..MAX_RUNNERS),
                 runnerResources = runnerResources(),

@@ -55,6 +55,8 @@ data class OperatorConfig(
     val ungatedPods: UngatedPods = UngatedPods.REPLACE,
     /** The admission webhook's settings; set exactly when [gateInjection] is `WEBHOOK`. */
     val webhook: WebhookSettings? = null,
+    /** Whether pods may be resized for their warm-up (`danki.dev/warmup-cpu`; chart value `cpuBoost.enabled`). */
+    val cpuBoost: Boolean = false,
     /** JDK AOT caches (`aotCache.enabled`); null: off. */
     val aot: AotSettings? = null,
 ) {

@@ -2,6 +2,7 @@ package dev.danki.operator.controller
 
 import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
@@ -147,6 +148,12 @@ class RunActions(
             retryCause = ctx.retry.check.cause ?: earlier?.retryCause
             retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
             if (retries == 0) retries = null
+            // a leader that stopped mid-warm-up left the pod boosted: its own CPU is only in this record
+            cpuBoost =
+                ctx.cachedRun
+                    ?.status
+                    ?.cpuBoost
+                    ?.takeIf { it.state == CpuBoostStatus.BOOSTED }
         }
 
     companion object {

@@ -1,7 +1,9 @@
 package dev.danki.operator.controller
 
 import dev.danki.operator.aot.AotReport
+import dev.danki.operator.boost.CpuBoost
 import dev.danki.operator.config.OperatorConfig
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
@@ -32,6 +34,8 @@ class WarmupJob(
     private val runnerAttempts: WarmupAttempts?,
     private val recorder: RunRecorder,
     private val events: EventRecorder,
+    /** Raises a gated pod's CPU for its warm-up, as its plan asks, and restores it before the gate. */
+    private val boosts: CpuBoost,
     /** What each pod made of its AOT cache; null when danki trains none. */
     private val aot: AotReport? = null,
 ) {
@@ -70,7 +74,19 @@ class WarmupJob(
                 )
             // a custom flow runs in runner pods, the built-in plan in the operator's own k6
             val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
-            record(input, plan, where.run(request, task, Listener(input, plan)))
+            status.cpuBoost =
+                boosts.raise(pod, plan, status.cpuBoost) { record ->
+                    status.cpuBoost = record
+                    writeProgress(input, status)
+                }
+            // the pod's own CPU is back before record() sets its gate, whatever the warm-up's outcome
+            val result =
+                try {
+                    where.run(request, task, Listener(input, plan))
+                } finally {
+                    boosts.restore(pod, status.cpuBoost)
+                }
+            record(input, plan, result)
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the reconcile after this job publishes it again
             log
@@ -131,7 +147,7 @@ class WarmupJob(
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
                         "warm-up with ${plan.warmupConcurrency} in flight up to ${plan.warmupRate}/s $rule " +
                         "(${plan.minWarmupRequests} to ${plan.maxWarmupRequests} requests$floor), " +
-                        "${plan.passRequests} warm",
+                        "${plan.passRequests} warm${boostOf(status.cpuBoost)}",
                 )
             }
         }
@@ -168,5 +184,20 @@ class WarmupJob(
 
     private companion object {
         const val LOWER_FLOOR = "; fewer, as the JVM started from its AOT cache"
+
+        fun boostOf(record: CpuBoostStatus?) =
+            when (record?.state) {
+                CpuBoostStatus.BOOSTED -> {
+                    "; CPU limit of ${record.container} raised from ${record.fromLimit} to ${record.cpu} until the gate"
+                }
+
+                CpuBoostStatus.SKIPPED -> {
+                    "; no CPU boost: ${record.message}"
+                }
+
+                else -> {
+                    ""
+                }
+            }
     }
 }

@@ -55,6 +55,9 @@ object Keys {
         const val FAILURE_POLICY = "${PREFIX}failure-policy"
         const val HEADERS = "${PREFIX}headers"
 
+        /** CPU limit of the warmed container while its pod is gated (an in-place resize), e.g. `2` or `1500m`. */
+        const val WARMUP_CPU = "${PREFIX}warmup-cpu"
+
         /** What to do about a pod admitted without the gate: `report` or `replace` (warmup.UngatedPods). */
         const val UNGATED_PODS = "${PREFIX}ungated-pods"
 
@@ -90,6 +93,7 @@ object Keys {
                 TIMEOUT,
                 FAILURE_POLICY,
                 HEADERS,
+                WARMUP_CPU,
                 UNGATED_PODS,
                 AOT_CACHE,
                 AOT_TRAIN,
@@ -141,6 +145,10 @@ object Keys {
 
         /** On the Deployment: it asks for a cache, but danki was installed without `aotCache.enabled`. */
         const val AOT_DISABLED = "AotCacheDisabled"
+
+        /** On the pod: its CPU boost (`danki.dev/warmup-cpu`) was refused, or not restored; the warm-up went on. */
+        const val CPU_BOOST_REFUSED = "CpuBoostRefused"
+        const val CPU_BOOST_NOT_RESTORED = "CpuBoostNotRestored"
     }
 
     /** The webhook's own Secret: its CA and serving certificate, PEM, as `kubernetes.io/tls` plus the CA. */

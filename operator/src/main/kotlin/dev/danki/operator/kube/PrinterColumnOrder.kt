@@ -11,8 +11,8 @@ import java.io.File
 /**
  * A build step after fabric8's crd-generator, which sorts printer columns by JSON path (7.5.2 has no
  * option to keep them as declared): puts each CRD's columns back in the order its class declares them,
- * so `kubectl get warmupruns` shows POD, PHASE, WAITED, COLD-P95, WARM-P95, REQUESTS, STOP, DURATION,
- * AGE. Everything else in the file is left as generated. Run by exec-maven-plugin on every CRD file.
+ * so `kubectl get warmupruns` shows POD, PHASE, WAITED, COLD-P95, WARM-P95, REQUESTS, STOP, BOOST,
+ * DURATION, AGE. Everything else in the file is left as generated. Run by exec-maven-plugin on every CRD file.
  */
 object PrinterColumnOrder {
     private val yaml =

@@ -36,6 +36,7 @@ import io.fabric8.kubernetes.model.annotation.Version
     type = AdditionalPrinterColumn.Type.INTEGER,
 )
 @AdditionalPrinterColumn(name = "STOP", jsonPath = ".status.stopReason")
+@AdditionalPrinterColumn(name = "BOOST", jsonPath = ".status.cpuBoost.summary")
 @AdditionalPrinterColumn(name = "DURATION", jsonPath = ".status.duration")
 @AdditionalPrinterColumn(
     name = "AGE",
@@ -147,6 +148,46 @@ class StopEvidence {
     var jitError: String? = null
 }
 
+/** The CPU boost of a gated pod (`danki.dev/warmup-cpu`): an in-place resize, and its restore before the gate. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+class CpuBoostStatus {
+    @JsonPropertyDescription(
+        "Boosted (raised, not yet restored), Restored, Skipped (nothing to raise), Refused (the cluster or " +
+            "the chart said no; the warm-up ran at the pod's own CPU) or NotRestored (the restore failed).",
+    )
+    var state: String? = null
+
+    @JsonPropertyDescription("What kubectl get shows, e.g. 200m->1, or the state when there was no boost.")
+    var summary: String? = null
+
+    @JsonPropertyDescription("The container whose CPU limit was raised: the one serving the warm-up port.")
+    var container: String? = null
+
+    @JsonPropertyDescription("The boost asked for: danki.dev/warmup-cpu.")
+    var cpu: String? = null
+
+    @JsonPropertyDescription("The container's own CPU limit, restored before the gate.")
+    var fromLimit: String? = null
+
+    @JsonPropertyDescription("The container's own CPU request, raised with the limit only in a Guaranteed pod.")
+    var fromRequest: String? = null
+
+    @JsonPropertyDescription("When the kubelet reported the raised limit in the pod's status.")
+    var boostedAt: String? = null
+
+    @JsonPropertyDescription("When the kubelet reported the pod's own limit again, before the gate was set.")
+    var restoredAt: String? = null
+    var message: String? = null
+
+    companion object {
+        const val BOOSTED = "Boosted"
+        const val RESTORED = "Restored"
+        const val SKIPPED = "Skipped"
+        const val REFUSED = "Refused"
+        const val NOT_RESTORED = "NotRestored"
+    }
+}
+
 /** Where the run is and what it measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 class WarmupRunStatus {
@@ -210,6 +251,9 @@ class WarmupRunStatus {
             "or rejected (why); unset for a pod given no cache.",
     )
     var aotCache: String? = null
+
+    @JsonPropertyDescription("The CPU boost while the pod was gated (danki.dev/warmup-cpu); unset without one.")
+    var cpuBoost: CpuBoostStatus? = null
 
     @JsonPropertyDescription(
         "Digest of the Deployment's danki.dev annotations the run used; a change retries a closed failure.",

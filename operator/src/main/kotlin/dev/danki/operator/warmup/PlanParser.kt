@@ -2,6 +2,7 @@ package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.core.JsonProcessingException
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.Messages
 import io.fabric8.kubernetes.api.model.PodSpec
@@ -97,9 +98,7 @@ class PlanParser(
                     Annotations.MAX_WARMUP_REQUESTS,
                     WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
                     count(MAX_WARMUP),
-                ) {
-                    parseCount(it, MAX_WARMUP)
-                },
+                ) { parseCount(it, MAX_WARMUP) },
             jitMetrics =
                 fields.read<JitMetrics?>(
                     Annotations.JIT_METRICS,
@@ -121,7 +120,13 @@ class PlanParser(
                     it.trim().lowercase().toBooleanStrictOrNull()
                 },
             script = scriptOf(fields),
+            warmupCpuMillis = warmupCpuOf(fields),
         )
+
+    private fun warmupCpuOf(fields: Fields): Long? =
+        fields.read<Long?>(Annotations.WARMUP_CPU, null, WARMUP_CPU_EXPECTED) { raw ->
+            CpuQuantity.parseMillis(raw)?.takeIf { it in MIN_WARMUP_CPU_MILLIS..MAX_WARMUP_CPU_MILLIS }
+        }
 
     private fun scriptOf(fields: Fields): ScriptRef? {
         val script =
@@ -243,6 +248,10 @@ class PlanParser(
         val MAX_TIMEOUT: Duration = Duration.ofHours(1)
         val MAX_TARGET: Duration = Duration.ofMinutes(1)
 
+        /** A boost is a limit raised for a minute or two: from a tenth of a core to a large node's 64. */
+        const val MIN_WARMUP_CPU_MILLIS = 100L
+        const val MAX_WARMUP_CPU_MILLIS = 64_000L
+
         private val METHODS = setOf("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
         private val RATE = Regex("(\\d+(?:\\.\\d+)?)(?:/s)?")
         private val HEADER_NAME = Regex("[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -259,6 +268,7 @@ class PlanParser(
         private const val JIT_EXPECTED =
             "a port number or containerPort name, optionally followed by the metrics path, " +
                 "e.g. 'http/metrics', '9090' or 'management/actuator/prometheus' (default path /metrics)"
+        private const val WARMUP_CPU_EXPECTED = "a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m'"
         private const val POLICY_EXPECTED = "open or closed"
         private const val BOOLEAN_EXPECTED = "true or false"
         private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"

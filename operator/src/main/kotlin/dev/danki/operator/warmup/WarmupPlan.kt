@@ -39,6 +39,8 @@ data class WarmupPlan(
     val acceptRedirects: Boolean = false,
     /** A custom flow run in a runner pod instead of [requests]; null for the built-in plan. */
     val script: ScriptRef? = null,
+    /** CPU limit (millicores) of the warmed container while its pod is gated; null: the pod's own. */
+    val warmupCpuMillis: Long? = null,
 ) {
     /**
      * The plan for a pod whose JVM mapped its AOT cache: its classes are loaded and its hot methods

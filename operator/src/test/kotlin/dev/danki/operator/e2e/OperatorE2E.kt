@@ -1,19 +1,28 @@
 package dev.danki.operator.e2e
 
+import dev.danki.operator.boost.CpuQuantity
+import dev.danki.operator.gate.PodGate
 import dev.danki.operator.it.eventually
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunStatus
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder
 import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldBeEmpty
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.collections.shouldHaveSize
 import io.kotest.matchers.collections.shouldNotBeEmpty
+import io.kotest.matchers.comparables.shouldBeGreaterThanOrEqualTo
 import io.kotest.matchers.comparables.shouldBeLessThan
 import io.kotest.matchers.doubles.shouldBeLessThan
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
 import io.kotest.matchers.string.shouldStartWith
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
@@ -24,6 +33,8 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import java.io.File
 import java.time.Duration
+import java.time.Instant
+import java.time.temporal.ChronoUnit
 
 /**
  * The issue's five end-to-end scenarios on the local cluster (KUBECONFIG), with real JVM pods of the
@@ -63,7 +74,9 @@ class OperatorE2E {
         cluster.tearDown()
     }
 
-    private fun operator(index: Int) = OperatorProcess("e2e-${cluster.suffix}-$index", listOf(ns), ns, logDir)
+    // cpuBoost as the chart's cpuBoost.enabled sets it, for scenario 8
+    private fun operator(index: Int) =
+        OperatorProcess("e2e-${cluster.suffix}-$index", listOf(ns), ns, logDir, mapOf("DANKI_CPU_BOOST" to "true"))
 
     private fun leader(): OperatorProcess {
         val holder = cluster.leaseHolder()
@@ -249,6 +262,87 @@ class OperatorE2E {
                 .shouldBeEmpty()
         }
     }
+
+    @Test
+    @Order(6)
+    fun `8 a CPU boost raises the pod's limit in place while it is gated and restores it before the gate`() {
+        // 450m: the local cluster's node budget (500m) is a CFS quota above the pods, which no pod may exceed;
+        // so the kubelet refuses a boost to 2 cores, as a real one refuses a resize it cannot apply
+        client.resource(limited("boost", "450m")).create()
+        client.resource(limited("boost-refused", "2")).create()
+        // while it warms, the kubelet reports the raised limit on the container (an in-place resize)
+        val seenBoosted =
+            eventually(Duration.ofMinutes(3)) {
+                val pod = cluster.pods("boost").single { PodGate.hasGate(it) }
+                cpuLimitOf(pod) shouldBe 450L
+                pod.metadata.name
+            }
+        eventually(Duration.ofMinutes(4)) {
+            allWarmed("boost", 1)
+            allWarmed("boost-refused", 1)
+        }
+        val pod = cluster.pods("boost").single()
+        pod.metadata.name shouldBe seenBoosted
+        val boost = ownCpuBackAndRun(pod).cpuBoost.shouldNotBeNull()
+        val times = "boosted ${boost.boostedAt}, restored ${boost.restoredAt}"
+        println("E2E CPU boost ${pod.metadata.name}: ${boost.summary}, $times")
+        boost.state shouldBe CpuBoostStatus.RESTORED
+        boost.summary shouldBe "200m->450m"
+        boost.container shouldBe "app"
+        boost.boostedAt.shouldNotBeNull()
+        // restored before the gate: the gate's transition (seconds) is not before the restore (ms)
+        val restored = Instant.parse(boost.restoredAt.shouldNotBeNull()).truncatedTo(ChronoUnit.SECONDS)
+        Instant.parse(cluster.gateOf(pod)!!.lastTransitionTime) shouldBeGreaterThanOrEqualTo restored
+
+        // refused: warmed all the same, at its own CPU, with a Warning Event that says why
+        val refusedPod = cluster.pods("boost-refused").single()
+        val refused = ownCpuBackAndRun(refusedPod).cpuBoost.shouldNotBeNull()
+        println("E2E CPU boost refused ${refusedPod.metadata.name}: ${refused.message}")
+        refused.state shouldBe CpuBoostStatus.REFUSED
+        refused.message.shouldNotBeNull() shouldContain "the kubelet refused it"
+        cluster.events(refusedPod.metadata.name).any {
+            it.type == "Warning" && it.reason == Keys.EventReasons.CPU_BOOST_REFUSED
+        } shouldBe true
+    }
+
+    /** A Deployment of the sample service with a CPU limit of 200m, boosted to [boost] while gated. */
+    private fun limited(name: String, boost: String) =
+        cluster.deployment(name, 1, warmup + (Annotations.WARMUP_CPU to boost)).apply {
+            spec.template.spec.containers
+                .single()
+                .resources =
+                ResourceRequirementsBuilder()
+                    .addToRequests("cpu", Quantity("100m"))
+                    .addToLimits("cpu", Quantity("200m"))
+                    .build()
+        }
+
+    /**
+     * Checks that [pod] runs at its own CPU limit again, in its spec and in the kubelet's report, without
+     * a restart; returns its succeeded run's status.
+     */
+    private fun ownCpuBackAndRun(pod: Pod): WarmupRunStatus {
+        val container = pod.spec.containers.single()
+        CpuQuantity.millisOf(container.resources.limits["cpu"]) shouldBe 200L
+        cpuLimitOf(pod) shouldBe 200L
+        PodGate.restartCount(pod) shouldBe 0
+        // the gate is patched first, the WarmupRun's status right after it (RunRecorder)
+        return eventually(Duration.ofSeconds(30)) {
+            cluster.runs().single { it.spec.podName == pod.metadata.name }.status.also {
+                it.phase shouldBe WarmupRun.PHASE_SUCCEEDED
+            }
+        }
+    }
+
+    /** The CPU limit the kubelet reports on the pod's one container, in millicores. */
+    private fun cpuLimitOf(pod: Pod) =
+        CpuQuantity.millisOf(
+            pod.status.containerStatuses
+                .single()
+                .resources
+                ?.limits
+                ?.get("cpu"),
+        )
 
     private companion object {
         /** The kubelet's default grace period is 30 s; a clean exit takes a fraction of it. */

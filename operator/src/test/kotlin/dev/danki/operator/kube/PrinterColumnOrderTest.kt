@@ -6,7 +6,7 @@ import java.io.File
 
 class PrinterColumnOrderTest {
     private val issueOrder =
-        listOf("POD", "PHASE", "WAITED", "COLD-P95", "WARM-P95", "REQUESTS", "STOP", "DURATION", "AGE")
+        listOf("POD", "PHASE", "WAITED", "COLD-P95", "WARM-P95", "REQUESTS", "STOP", "BOOST", "DURATION", "AGE")
 
     private fun columnNames(yaml: String) =
         yaml.lines().filter { it.trim().startsWith("name: ") && it.startsWith("      name:") }.map {
@@ -24,6 +24,7 @@ class PrinterColumnOrderTest {
                 ".status.warm.p95",
                 ".status.requests.total",
                 ".status.stopReason",
+                ".status.cpuBoost.summary",
                 ".status.duration",
                 ".metadata.creationTimestamp",
             )

@@ -319,4 +319,20 @@ class PlanParserTest {
         parse(Annotations.WARMUP to "enabled").problems.shouldBeEmpty()
         parse(Annotations.WARMUP to "disabled").problems.shouldBeEmpty()
     }
+
+    @Test
+    fun `warmup-cpu is the boost in millicores, and absent means none`() {
+        parse().plan!!.warmupCpuMillis shouldBe null
+        parse(Annotations.WARMUP_CPU to "2").plan!!.warmupCpuMillis shouldBe 2000
+        parse(Annotations.WARMUP_CPU to "1500m").plan!!.warmupCpuMillis shouldBe 1500
+    }
+
+    @ParameterizedTest
+    @CsvSource("50m", "65", "2Ki", "lots", "-1")
+    fun `a warmup-cpu outside 100m to 64 cores, or not a CPU amount, is a problem`(raw: String) {
+        val result = parse(Annotations.WARMUP_CPU to raw)
+        result.plan shouldBe null
+        result.problems.single().toString() shouldBe
+            "danki.dev/warmup-cpu=\"$raw\": expected a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m'"
+    }
 }

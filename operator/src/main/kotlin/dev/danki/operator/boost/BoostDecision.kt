@@ -1,0 +1,70 @@
+package dev.danki.operator.boost
+
+import io.fabric8.kubernetes.api.model.Container
+import io.fabric8.kubernetes.api.model.Pod
+
+/**
+ * Whether and how to raise a gated pod's CPU for its warm-up (`danki.dev/warmup-cpu`): the container
+ * that serves the warm-up port gets the boost as its CPU limit. Pure: reads the pod, writes nothing.
+ */
+sealed interface BoostDecision {
+    /**
+     * Raise [container]'s CPU limit from [fromLimitMillis] to [toMillis]. A Guaranteed pod must stay
+     * Guaranteed (a resize cannot change the QoS class), so its request moves too, from [fromRequestMillis].
+     */
+    data class Boost(
+        val container: String,
+        val fromLimitMillis: Long,
+        val toMillis: Long,
+        val fromRequestMillis: Long?,
+    ) : BoostDecision
+
+    /** A container's own CPU limit (and request, for a Guaranteed pod), before any boost. */
+    data class OwnCpu(
+        val container: String,
+        val limitMillis: Long,
+        val requestMillis: Long?,
+    )
+
+    /** No resize: [why] says so, in words for the WarmupRun. */
+    data class Skip(
+        val why: String,
+    ) : BoostDecision
+
+    companion object {
+        private const val CPU = "cpu"
+        private const val GUARANTEED = "Guaranteed"
+
+        /**
+         * [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
+         * boost); null to read it from the pod.
+         */
+        fun of(pod: Pod, port: Int, boostMillis: Long, own: OwnCpu? = null): BoostDecision {
+            val containers = pod.spec?.containers.orEmpty()
+            val container =
+                containers.firstOrNull { c -> c.name == own?.container }
+                    ?: containers.firstOrNull { c -> c.ports.orEmpty().any { it.containerPort == port } }
+                    ?: containers.firstOrNull()
+                    ?: return Skip("the pod has no container")
+            val limit =
+                own?.limitMillis
+                    ?: CpuQuantity.millisOf(container.resources?.limits?.get(CPU))
+                    ?: return Skip("container ${container.name} has no CPU limit: nothing holds its JVM back to raise")
+            if (limit >= boostMillis) {
+                val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
+                return Skip("container ${container.name}'s CPU limit $what")
+            }
+            val request =
+                if (own !=
+                    null
+                ) {
+                    own.requestMillis
+                } else {
+                    requestOf(container).takeIf { pod.status?.qosClass == GUARANTEED }
+                }
+            return Boost(container.name, limit, boostMillis, request)
+        }
+
+        private fun requestOf(container: Container) = CpuQuantity.millisOf(container.resources?.requests?.get(CPU))
+    }
+}

@@ -1,0 +1,176 @@
+package dev.danki.operator.boost
+
+import dev.danki.operator.kube.CpuBoostStatus
+import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Messages
+import dev.danki.operator.warmup.WarmupPlan
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.client.KubernetesClientException
+import org.slf4j.LoggerFactory
+import java.time.Duration
+import java.time.Instant
+import java.time.temporal.ChronoUnit
+
+/**
+ * A gated pod's CPU boost (`danki.dev/warmup-cpu`): the JIT is CPU-bound and a gated pod serves nobody,
+ * so the warmed container's CPU limit is raised for its warm-up and restored before its gate is set.
+ * The record in the WarmupRun is written before each resize, so a leader that takes over a boosted pod
+ * restores the pod's own limit, not the boost. A refused boost never stops the warm-up: it runs at the
+ * pod's own CPU, with a Warning Event.
+ */
+class CpuBoost(
+    private val resize: PodResize,
+    private val events: EventRecorder,
+    /** Whether the chart allows resizes (`cpuBoost.enabled`, which grants `patch` on `pods/resize`). */
+    private val enabled: Boolean,
+) {
+    private val log = LoggerFactory.getLogger(CpuBoost::class.java)
+
+    /**
+     * Raises the pod's CPU as [plan] asks; [earlier] is the record of a run on this pod that a leader
+     * left boosted. [save] writes the record with the run's status before the pod is resized. Returns the
+     * record (also for a skip or refusal), or null when the plan asks for none.
+     */
+    fun raise(pod: Pod, plan: WarmupPlan, earlier: CpuBoostStatus?, save: (CpuBoostStatus) -> Unit): CpuBoostStatus? {
+        // a leader that stopped mid-warm-up left this pod boosted: restored at the end whatever the plan says now
+        val left = earlier?.takeIf { it.state == CpuBoostStatus.BOOSTED }
+        val boostMillis = plan.warmupCpuMillis ?: return left
+        val record = CpuBoostStatus().apply { cpu = CpuQuantity.format(boostMillis) }
+        if (!enabled) return refused(pod, record, "danki was installed without cpuBoost.enabled (no pods/resize)")
+        return when (val decision = BoostDecision.of(pod, plan.port, boostMillis, left?.let(::ownCpuOf))) {
+            is BoostDecision.Skip -> left ?: record.apply { skipped(decision.why) }
+            is BoostDecision.Boost -> boost(pod, decision, record, save)
+        }
+    }
+
+    private fun boost(
+        pod: Pod,
+        boost: BoostDecision.Boost,
+        record: CpuBoostStatus,
+        save: (CpuBoostStatus) -> Unit,
+    ): CpuBoostStatus {
+        record.apply {
+            container = boost.container
+            fromLimit = CpuQuantity.format(boost.fromLimitMillis)
+            fromRequest = boost.fromRequestMillis?.let { CpuQuantity.format(it) }
+            state = CpuBoostStatus.BOOSTED
+            summary = "$fromLimit->$cpu"
+        }
+        return try {
+            save(record)
+            resize.request(pod, boost.container, boost.toMillis, boost.fromRequestMillis?.let { boost.toMillis })
+            applied(pod, boost, record)
+        } catch (e: KubernetesClientException) {
+            refused(pod, record, "the API server refused the resize: ${e.code} ${e.status?.message ?: e.message}")
+        }
+    }
+
+    private fun CpuBoostStatus.skipped(why: String) {
+        state = CpuBoostStatus.SKIPPED
+        summary = CpuBoostStatus.SKIPPED
+        message = why
+    }
+
+    /** Puts the container's own CPU back and waits for the kubelet; the record says how it went. */
+    fun restore(pod: Pod, record: CpuBoostStatus?) {
+        if (record?.state != CpuBoostStatus.BOOSTED) return
+        val container = record.container ?: return
+        val limit = record.fromLimit?.let { CpuQuantity.parseMillis(it) } ?: return
+        try {
+            resize.request(pod, container, limit, record.fromRequest?.let { CpuQuantity.parseMillis(it) })
+            when (val outcome = resize.await(pod, container, limit, RESTORE_WAIT)) {
+                PodResize.Outcome.Applied, PodResize.Outcome.Gone -> {
+                    record.state = CpuBoostStatus.RESTORED
+                    record.restoredAt = now()
+                }
+
+                else -> {
+                    val why = (outcome as? PodResize.Outcome.NotApplied)?.let { "${it.reason}: ${it.message}" }
+                    notRestored(
+                        pod,
+                        record,
+                        "the kubelet had not applied it after ${RESTORE_WAIT.seconds}s ${why ?: ""}",
+                    )
+                }
+            }
+        } catch (e: KubernetesClientException) {
+            if (e.code == NOT_FOUND) return
+            notRestored(pod, record, "the API server refused it: ${e.code} ${e.status?.message ?: e.message}")
+        }
+    }
+
+    /** The container's own CPU, as an earlier boost recorded it; null if the record lacks it. */
+    private fun ownCpuOf(record: CpuBoostStatus): BoostDecision.OwnCpu? {
+        val container = record.container ?: return null
+        val limit = record.fromLimit?.let { CpuQuantity.parseMillis(it) } ?: return null
+        return BoostDecision.OwnCpu(container, limit, record.fromRequest?.let { CpuQuantity.parseMillis(it) })
+    }
+
+    private fun applied(pod: Pod, boost: BoostDecision.Boost, record: CpuBoostStatus): CpuBoostStatus =
+        when (val outcome = resize.await(pod, boost.container, boost.toMillis, BOOST_WAIT)) {
+            PodResize.Outcome.Applied -> {
+                record.apply { boostedAt = now() }
+            }
+
+            PodResize.Outcome.Gone -> {
+                record
+            }
+
+            null -> {
+                // still under way: the warm-up starts anyway, and the kubelet may apply it meanwhile
+                record.apply { message = "asked; the kubelet had not applied it after ${BOOST_WAIT.toMillis()}ms" }
+            }
+
+            is PodResize.Outcome.NotApplied -> {
+                if (outcome.reason == DEFERRED) {
+                    record.apply { message = "deferred by the kubelet: ${outcome.message}" }
+                } else {
+                    // an infeasible resize would stay asked for: put the pod's own CPU back first
+                    restore(pod, record)
+                    refused(pod, record, "the kubelet refused it (${outcome.reason}): ${outcome.message}")
+                }
+            }
+        }
+
+    private fun refused(pod: Pod, record: CpuBoostStatus, why: String): CpuBoostStatus {
+        record.state = CpuBoostStatus.REFUSED
+        record.summary = CpuBoostStatus.REFUSED
+        record.message = Messages.cut(why)
+        events.warning(
+            pod,
+            Keys.EventReasons.CPU_BOOST_REFUSED,
+            "CPU boost to ${record.cpu} refused; warming at the pod's own CPU: $why",
+        )
+        log
+            .atWarn()
+            .addKeyValue("namespace", pod.metadata.namespace)
+            .addKeyValue("pod", pod.metadata.name)
+            .addKeyValue("why", why)
+            .log("CPU boost refused")
+        return record
+    }
+
+    private fun notRestored(pod: Pod, record: CpuBoostStatus, why: String) {
+        record.state = CpuBoostStatus.NOT_RESTORED
+        val message = Messages.cut("restore to ${record.fromLimit} failed: $why")
+        record.message = message
+        events.warning(pod, Keys.EventReasons.CPU_BOOST_NOT_RESTORED, message)
+        log
+            .atWarn()
+            .addKeyValue("namespace", pod.metadata.namespace)
+            .addKeyValue("pod", pod.metadata.name)
+            .addKeyValue("why", why)
+            .log("CPU boost not restored")
+    }
+
+    private fun now() = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString()
+
+    private companion object {
+        /** The kubelet applies a resize on its next pod sync, well under a second here. */
+        val BOOST_WAIT: Duration = Duration.ofSeconds(5)
+        val RESTORE_WAIT: Duration = Duration.ofSeconds(10)
+        const val DEFERRED = "Deferred"
+        const val NOT_FOUND = 404
+    }
+}

@@ -1,0 +1,73 @@
+package dev.danki.operator.boost
+
+import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.Quantity
+import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.types.shouldBeInstanceOf
+import org.junit.jupiter.api.Test
+
+class BoostDecisionTest {
+    private fun pod(limit: String?, request: String? = "100m", qos: String = "Burstable"): Pod =
+        PodBuilder()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("sidecar")
+            .addNewPort()
+            .withContainerPort(9000)
+            .endPort()
+            .endContainer()
+            .addNewContainer()
+            .withName("app")
+            .addNewPort()
+            .withContainerPort(8080)
+            .endPort()
+            .withNewResources()
+            .withLimits<String, Quantity>(limit?.let { mapOf("cpu" to Quantity(it)) } ?: emptyMap())
+            .withRequests<String, Quantity>(request?.let { mapOf("cpu" to Quantity(it)) } ?: emptyMap())
+            .endResources()
+            .endContainer()
+            .endSpec()
+            .withNewStatus()
+            .withQosClass(qos)
+            .endStatus()
+            .build()
+
+    @Test
+    fun `the container serving the warm-up port gets the boost as its limit, its request untouched`() {
+        BoostDecision.of(pod("200m"), 8080, 1000) shouldBe BoostDecision.Boost("app", 200, 1000, null)
+    }
+
+    @Test
+    fun `a Guaranteed pod's request moves with its limit, so it stays Guaranteed`() {
+        BoostDecision.of(pod("500m", "500m", "Guaranteed"), 8080, 2000) shouldBe
+            BoostDecision.Boost("app", 500, 2000, 500)
+    }
+
+    @Test
+    fun `a container without a CPU limit is skipped, as there is nothing to raise`() {
+        val decision = BoostDecision.of(pod(null), 8080, 1000)
+        decision.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "app has no CPU limit"
+    }
+
+    @Test
+    fun `a limit already at or above the boost is kept`() {
+        val decision = BoostDecision.of(pod("2"), 8080, 1500)
+        decision.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
+            "CPU limit 2 is at or above the boost, 1500m"
+    }
+
+    @Test
+    fun `a port no container declares falls back to the first container`() {
+        val decision = BoostDecision.of(pod("200m"), 7070, 1000)
+        decision.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "sidecar has no CPU limit"
+    }
+
+    @Test
+    fun `a pod an earlier leader boosted is judged by its own CPU as the record has it, not the boosted pod`() {
+        val own = BoostDecision.OwnCpu("app", 200, null)
+        BoostDecision.of(pod("1"), 8080, 1000, own) shouldBe BoostDecision.Boost("app", 200, 1000, null)
+        BoostDecision.of(pod("1"), 8080, 150, own).shouldBeInstanceOf<BoostDecision.Skip>()
+    }
+}
