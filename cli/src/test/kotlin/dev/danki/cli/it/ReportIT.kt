@@ -1,6 +1,7 @@
 package dev.danki.cli.it
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.LatencyPercentiles
 import dev.danki.operator.kube.WarmupHistory
 import dev.danki.operator.kube.WarmupHistoryEntry
@@ -41,7 +42,8 @@ class ReportIT {
         table.out shouldContain "web-abc"
         table.out shouldContain "812.3"
         table.out shouldContain "Converged"
-        markdown.out shouldContain "| web-abc | Succeeded | 0.4s | 210.5 | 812.3 | 4.5 | 9.8 | 31.2s | Converged |"
+        markdown.out shouldContain
+            "| web-abc | Succeeded | 0.4s | 200m->1 | 210.5 | 812.3 | 4.5 | 9.8 | 31.2s | Converged |"
         json.out shouldContain "\"warmP95\" : 9.75"
         mapper.readTree(json.out)["deployment"]["phase"].asText() shouldBe "1/1 warmed"
     }
@@ -163,6 +165,11 @@ class ReportIT {
                 duration = "31.2s"
                 stopReason = "Converged"
                 queueWait = "0.4s"
+                cpuBoost =
+                    CpuBoostStatus().apply {
+                        state = CpuBoostStatus.RESTORED
+                        summary = "200m->1"
+                    }
             }
         runs.withName(pod).editStatus { it.apply { this.status = status } }
     }
