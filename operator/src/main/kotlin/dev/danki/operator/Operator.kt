@@ -24,6 +24,7 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.leader.LeaderElection
+import dev.danki.operator.metrics.BoostMetrics
 import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.PoolGauges
@@ -127,7 +128,7 @@ class Operator(
                 runnerPods?.let { WarmupAttempts(it) },
                 recorder,
                 events,
-                CpuBoost(PodResize(client), events, config.cpuBoost),
+                CpuBoost(PodResize(client), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended),
                 aotReport,
             )
         val deployments =

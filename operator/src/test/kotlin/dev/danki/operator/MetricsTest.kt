@@ -1,5 +1,6 @@
 package dev.danki.operator
 
+import dev.danki.operator.metrics.BoostMetrics
 import dev.danki.operator.metrics.HttpEndpoints
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.K6SummaryParser
@@ -30,6 +31,7 @@ class MetricsTest {
         metrics.runFinished("shop", "exam-warm", WarmupMetrics.SUCCEEDED, 12.5)
         metrics.poolChanged(running = 2, waiting = 3)
         metrics.gatePatched(0.004)
+        BoostMetrics(metrics.registry).ended("restored")
         var ready = false
         var problem: String? = null
         val endpoints = HttpEndpoints(0, metrics, { problem }) { ready }
@@ -50,6 +52,7 @@ class MetricsTest {
             text shouldContain "danki_warmups_queued 3.0"
             text shouldContain "danki_gate_patch_duration_seconds_bucket{le=\"0.005\"} 1"
             text shouldContain "danki_gate_patch_duration_seconds_count 1"
+            text shouldContain "danki_cpu_boosts_total{result=\"restored\"} 1.0"
             text shouldContain "result (succeeded, failed_open, failed_closed)."
             text shouldNotContain "pod="
             get(endpoints.port, "/healthz").statusCode() shouldBe 200

@@ -24,6 +24,8 @@ class CpuBoost(
     private val events: EventRecorder,
     /** Whether the chart allows resizes (`cpuBoost.enabled`, which grants `patch` on `pods/resize`). */
     private val enabled: Boolean,
+    /** Told how each boost ended: its final state, in lower case (`danki_cpu_boosts_total`). */
+    private val onEnded: (String) -> Unit = {},
 ) {
     private val log = LoggerFactory.getLogger(CpuBoost::class.java)
 
@@ -62,7 +64,10 @@ class CpuBoost(
             resize.request(pod, boost.container, boost.toMillis, boost.fromRequestMillis?.let { boost.toMillis })
             applied(pod, boost, record)
         } catch (e: KubernetesClientException) {
-            refused(pod, record, "the API server refused the resize: ${e.code} ${e.status?.message ?: e.message}")
+            val why = "${e.code} ${e.status?.message ?: e.message}"
+            if (e.code in CLIENT_ERRORS) return refused(pod, record, "the API server refused the resize: $why")
+            // no answer: the resize may have been applied, so the restore at the end puts the pod's own CPU back
+            record.apply { message = Messages.cut("the resize's answer was lost ($why); restored at the end anyway") }
         }
     }
 
@@ -72,9 +77,18 @@ class CpuBoost(
         message = why
     }
 
-    /** Puts the container's own CPU back and waits for the kubelet; the record says how it went. */
-    fun restore(pod: Pod, record: CpuBoostStatus?) {
-        if (record?.state != CpuBoostStatus.BOOSTED) return
+    /**
+     * After the warm-up, whatever its outcome: puts a boosted container's own CPU back and waits for the
+     * kubelet, then counts how the boost ended. The record says how it went.
+     */
+    fun end(pod: Pod, record: CpuBoostStatus?) {
+        if (record == null) return
+        restore(pod, record)
+        RESULTS[record.state]?.let(onEnded)
+    }
+
+    private fun restore(pod: Pod, record: CpuBoostStatus) {
+        if (record.state != CpuBoostStatus.BOOSTED) return
         val container = record.container ?: return
         val limit = record.fromLimit?.let { CpuQuantity.parseMillis(it) } ?: return
         try {
@@ -172,5 +186,17 @@ class CpuBoost(
         val RESTORE_WAIT: Duration = Duration.ofSeconds(10)
         const val DEFERRED = "Deferred"
         const val NOT_FOUND = 404
+
+        /** A 4xx is the API server's no; anything else may have lost an answer to a resize that was applied. */
+        val CLIENT_ERRORS = 400..499
+
+        /** The metric's `result` of each final state. */
+        val RESULTS =
+            mapOf(
+                CpuBoostStatus.RESTORED to "restored",
+                CpuBoostStatus.SKIPPED to "skipped",
+                CpuBoostStatus.REFUSED to "refused",
+                CpuBoostStatus.NOT_RESTORED to "not_restored",
+            )
     }
 }

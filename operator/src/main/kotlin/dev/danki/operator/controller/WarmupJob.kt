@@ -84,7 +84,7 @@ class WarmupJob(
                 try {
                     where.run(request, task, Listener(input, plan))
                 } finally {
-                    boosts.restore(pod, status.cpuBoost)
+                    boosts.end(pod, status.cpuBoost)
                 }
             record(input, plan, result)
         } catch (e: KubernetesClientException) {

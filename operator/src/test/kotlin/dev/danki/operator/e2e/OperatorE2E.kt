@@ -303,6 +303,10 @@ class OperatorE2E {
         cluster.events(refusedPod.metadata.name).any {
             it.type == "Warning" && it.reason == Keys.EventReasons.CPU_BOOST_REFUSED
         } shouldBe true
+        // both warm-ups ran on the leader, which counts how each boost ended
+        val metrics = leader().metrics()
+        metrics shouldContain "danki_cpu_boosts_total{result=\"restored\"} 1.0"
+        metrics shouldContain "danki_cpu_boosts_total{result=\"refused\"} 1.0"
     }
 
     /** A Deployment of the sample service with a CPU limit of 200m, boosted to [boost] while gated. */

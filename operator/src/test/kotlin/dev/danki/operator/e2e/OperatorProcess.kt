@@ -96,6 +96,17 @@ class OperatorProcess(
             http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()
         }.getOrNull()
 
+    /** The operator's `/metrics` page now; empty when nothing answers. */
+    fun metrics(): String =
+        runCatching {
+            val request =
+                HttpRequest
+                    .newBuilder(URI("http://127.0.0.1:$port/metrics"))
+                    .timeout(Duration.ofSeconds(2))
+                    .build()
+            http.send(request, HttpResponse.BodyHandlers.ofString()).body()
+        }.getOrDefault("")
+
     private companion object {
         const val WAIT_SECONDS = 15L
         const val OK = 200
