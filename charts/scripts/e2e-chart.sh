@@ -139,65 +139,43 @@ pods_use_sa() { # NS RELEASE SA: every operator pod runs as SA, and there are 2
   [[ $(grep -c . <<<"$sas") -eq 2 && $(sort -u <<<"$sas") == "$3" ]]
 }
 
-warm_target() { # NS: an annotated Deployment the operator must warm
+# annotated_target NS NAME [ANNOTATION [RESOURCES]]: an annotated Deployment the operator must warm,
+# with one more danki.dev annotation line and the container's resources, each as YAML flow text.
+annotated_target() {
+  local extra=${3:+$'\n'"    $3"} resources=${4:+$'\n'"          resources: $4"}
   # Short cold and warm passes (40 requests at 40/s): this test is about RBAC, not warm-up quality.
-  kc -n "$1" apply -f - >/dev/null <<'EOF'
+  kc -n "$1" apply -f - >/dev/null <<EOF
 apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: warm-target
+  name: $2
   annotations:
     danki.dev/warmup: enabled
     danki.dev/requests: "40"
-    danki.dev/rate: "40"
+    danki.dev/rate: "40"$extra
 spec:
   replicas: 1
   selector:
-    matchLabels: {app: warm-target}
+    matchLabels: {app: $2}
   template:
     metadata:
-      labels: {app: warm-target}
+      labels: {app: $2}
     spec:
       containers:
         - name: http
           image: danki/http-status:dev
           env: [{name: PORT, value: "8080"}]
-          ports: [{name: http, containerPort: 8080}]
+          ports: [{name: http, containerPort: 8080}]$resources
           readinessProbe:
             httpGet: {path: /, port: http}
             periodSeconds: 2
 EOF
 }
 
+warm_target() { annotated_target "$1" warm-target; } # NS
+
 boost_target() { # NS: a twin of warm-target with a CPU limit of 100m, boosted to 300m while gated
-  kc -n "$1" apply -f - >/dev/null <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: boost-target
-  annotations:
-    danki.dev/warmup: enabled
-    danki.dev/requests: "40"
-    danki.dev/rate: "40"
-    danki.dev/warmup-cpu: 300m
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: boost-target}
-  template:
-    metadata:
-      labels: {app: boost-target}
-    spec:
-      containers:
-        - name: http
-          image: danki/http-status:dev
-          env: [{name: PORT, value: "8080"}]
-          ports: [{name: http, containerPort: 8080}]
-          resources: {requests: {cpu: 50m}, limits: {cpu: 100m}}
-          readinessProbe:
-            httpGet: {path: /, port: http}
-            periodSeconds: 2
-EOF
+  annotated_target "$1" boost-target 'danki.dev/warmup-cpu: 300m' '{requests: {cpu: 50m}, limits: {cpu: 100m}}'
 }
 
 boost_restored() { # NS: boost-target's run raised its CPU and put it back (the operator's own RBAC did both)

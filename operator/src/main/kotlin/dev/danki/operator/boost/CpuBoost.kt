@@ -64,7 +64,7 @@ class CpuBoost(
             resize.request(pod, boost.container, boost.toMillis, boost.fromRequestMillis?.let { boost.toMillis })
             applied(pod, boost, record)
         } catch (e: KubernetesClientException) {
-            val why = "${e.code} ${e.status?.message ?: e.message}"
+            val why = apiError(e)
             if (e.code in CLIENT_ERRORS) return refused(pod, record, "the API server refused the resize: $why")
             // no answer: the resize may have been applied, so the restore at the end puts the pod's own CPU back
             record.apply { message = Messages.cut("the resize's answer was lost ($why); restored at the end anyway") }
@@ -89,11 +89,10 @@ class CpuBoost(
 
     private fun restore(pod: Pod, record: CpuBoostStatus) {
         if (record.state != CpuBoostStatus.BOOSTED) return
-        val container = record.container ?: return
-        val limit = record.fromLimit?.let { CpuQuantity.parseMillis(it) } ?: return
+        val own = ownCpuOf(record) ?: return
         try {
-            resize.request(pod, container, limit, record.fromRequest?.let { CpuQuantity.parseMillis(it) })
-            when (val outcome = resize.await(pod, container, limit, RESTORE_WAIT)) {
+            resize.request(pod, own.container, own.limitMillis, own.requestMillis)
+            when (val outcome = resize.await(pod, own.container, own.limitMillis, RESTORE_WAIT)) {
                 PodResize.Outcome.Applied, PodResize.Outcome.Gone -> {
                     record.state = CpuBoostStatus.RESTORED
                     record.restoredAt = now()
@@ -110,7 +109,7 @@ class CpuBoost(
             }
         } catch (e: KubernetesClientException) {
             if (e.code == NOT_FOUND) return
-            notRestored(pod, record, "the API server refused it: ${e.code} ${e.status?.message ?: e.message}")
+            notRestored(pod, record, "the API server refused it: ${apiError(e)}")
         }
     }
 
@@ -151,17 +150,8 @@ class CpuBoost(
         record.state = CpuBoostStatus.REFUSED
         record.summary = CpuBoostStatus.REFUSED
         record.message = Messages.cut(why)
-        events.warning(
-            pod,
-            Keys.EventReasons.CPU_BOOST_REFUSED,
-            "CPU boost to ${record.cpu} refused; warming at the pod's own CPU: $why",
-        )
-        log
-            .atWarn()
-            .addKeyValue("namespace", pod.metadata.namespace)
-            .addKeyValue("pod", pod.metadata.name)
-            .addKeyValue("why", why)
-            .log("CPU boost refused")
+        val event = "CPU boost to ${record.cpu} refused; warming at the pod's own CPU: $why"
+        warn(pod, Keys.EventReasons.CPU_BOOST_REFUSED, event, why, "CPU boost refused")
         return record
     }
 
@@ -169,14 +159,21 @@ class CpuBoost(
         record.state = CpuBoostStatus.NOT_RESTORED
         val message = Messages.cut("restore to ${record.fromLimit} failed: $why")
         record.message = message
-        events.warning(pod, Keys.EventReasons.CPU_BOOST_NOT_RESTORED, message)
+        warn(pod, Keys.EventReasons.CPU_BOOST_NOT_RESTORED, message, why, "CPU boost not restored")
+    }
+
+    /** The Warning Event on the pod, and the same in the log. */
+    private fun warn(pod: Pod, reason: String, event: String, why: String, line: String) {
+        events.warning(pod, reason, event)
         log
             .atWarn()
             .addKeyValue("namespace", pod.metadata.namespace)
             .addKeyValue("pod", pod.metadata.name)
             .addKeyValue("why", why)
-            .log("CPU boost not restored")
+            .log(line)
     }
+
+    private fun apiError(e: KubernetesClientException) = "${e.code} ${e.status?.message ?: e.message}"
 
     private fun now() = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString()
 

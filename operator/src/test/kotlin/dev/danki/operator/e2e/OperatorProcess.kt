@@ -86,26 +86,21 @@ class OperatorProcess(
     fun ready(): Boolean = status("/readyz") == OK
 
     /** The HTTP status [path] (`/healthz`, `/readyz`) answers now; null when nothing answers. */
-    fun status(path: String): Int? =
+    fun status(path: String): Int? = get(path, HttpResponse.BodyHandlers.discarding())?.statusCode()
+
+    /** The operator's `/metrics` page now; empty when nothing answers. */
+    fun metrics(): String = get("/metrics", HttpResponse.BodyHandlers.ofString())?.body().orEmpty()
+
+    /** [path] on the operator's HTTP port, within 2 s; null when nothing answers. */
+    private fun <T> get(path: String, body: HttpResponse.BodyHandler<T>): HttpResponse<T>? =
         runCatching {
             val request =
                 HttpRequest
                     .newBuilder(URI("http://127.0.0.1:$port$path"))
                     .timeout(Duration.ofSeconds(2))
                     .build()
-            http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode()
+            http.send(request, body)
         }.getOrNull()
-
-    /** The operator's `/metrics` page now; empty when nothing answers. */
-    fun metrics(): String =
-        runCatching {
-            val request =
-                HttpRequest
-                    .newBuilder(URI("http://127.0.0.1:$port/metrics"))
-                    .timeout(Duration.ofSeconds(2))
-                    .build()
-            http.send(request, HttpResponse.BodyHandlers.ofString()).body()
-        }.getOrDefault("")
 
     private companion object {
         const val WAIT_SECONDS = 15L
