@@ -121,6 +121,7 @@ class Operator(
                 AotTrainer(store, training, parser, events) { ns, name -> caches.deployments.get(ns, name) }
             }
         val aotReport = trainer?.let { AotReport(AotProbe(podLogs), events, it) }
+        val boosts = CpuBoost(PodResize(client), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended)
         val job =
             WarmupJob(
                 config,
@@ -128,7 +129,7 @@ class Operator(
                 runnerPods?.let { WarmupAttempts(it) },
                 recorder,
                 events,
-                CpuBoost(PodResize(client), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended),
+                boosts,
                 aotReport,
             )
         val deployments =
@@ -144,7 +145,7 @@ class Operator(
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
                 ?: NodeCpuCaps.reading(client)
-        val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps)
+        val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps, boosts)
         val missedGates =
             config.webhook?.let { settings ->
                 val endpoints = WebhookEndpoints(client, settings.namespace, settings.serviceName)

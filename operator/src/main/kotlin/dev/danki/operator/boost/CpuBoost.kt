@@ -1,9 +1,11 @@
 package dev.danki.operator.boost
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
+import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.WarmupPlan
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -86,6 +88,13 @@ class CpuBoost(
         restore(pod, record)
         RESULTS[record.state]?.let(onEnded)
     }
+
+    /**
+     * Restores the boost a leader left on a run's pod when the run ends without its warm-up (failed on
+     * its deadline, released, superseded, closed from its gate); returns the record as it ended, or null
+     * when none was left.
+     */
+    fun restoreLeft(pod: Pod, status: WarmupRunStatus?): CpuBoostStatus? = leftIn(status)?.also { end(pod, it) }
 
     private fun restore(pod: Pod, record: CpuBoostStatus) {
         if (record.state != CpuBoostStatus.BOOSTED) return
@@ -177,18 +186,30 @@ class CpuBoost(
 
     private fun now() = Instant.now().truncatedTo(ChronoUnit.MILLIS).toString()
 
-    private companion object {
+    companion object {
+        private val json = ObjectMapper()
+
+        /**
+         * A copy of the boost a leader left in a run's [status]: state Boosted, as it stopped before the
+         * restore. A copy, as the status may be the informer's. Null when it left none.
+         */
+        fun leftIn(status: WarmupRunStatus?): CpuBoostStatus? =
+            status
+                ?.cpuBoost
+                ?.takeIf { it.state == CpuBoostStatus.BOOSTED }
+                ?.let { json.convertValue(it, CpuBoostStatus::class.java) }
+
         /** The kubelet applies a resize on its next pod sync, well under a second here. */
-        val BOOST_WAIT: Duration = Duration.ofSeconds(5)
-        val RESTORE_WAIT: Duration = Duration.ofSeconds(10)
-        const val DEFERRED = "Deferred"
-        const val NOT_FOUND = 404
+        private val BOOST_WAIT: Duration = Duration.ofSeconds(5)
+        private val RESTORE_WAIT: Duration = Duration.ofSeconds(10)
+        private const val DEFERRED = "Deferred"
+        private const val NOT_FOUND = 404
 
         /** A 4xx is the API server's no; anything else may have lost an answer to a resize that was applied. */
-        val CLIENT_ERRORS = 400..499
+        private val CLIENT_ERRORS = 400..499
 
         /** The metric's `result` of each final state. */
-        val RESULTS =
+        private val RESULTS =
             mapOf(
                 CpuBoostStatus.RESTORED to "restored",
                 CpuBoostStatus.SKIPPED to "skipped",

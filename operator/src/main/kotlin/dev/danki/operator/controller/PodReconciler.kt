@@ -181,8 +181,8 @@ class PodReconciler(
 
     private fun act(decision: GateDecision, ctx: RunContext): Duration? {
         // a run of an earlier restart count has nothing left to do, and its record says so
-        pool.cancelPod(ctx.podKey, keep = ctx.runKey)
-        if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod))
+        val startedHere = pool.cancelPod(ctx.podKey, keep = ctx.runKey)
+        if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod), startedHere)
         // "off" must hold in a row: any other decision means the Deployment said "on" meanwhile
         if (decision != GateDecision.RELEASE) optOut.forget(ctx.podKey)
         return when (decision) {

@@ -1,9 +1,10 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.boost.CpuBoost
 import dev.danki.operator.gate.GateRule
 import dev.danki.operator.gate.PodGate
-import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
@@ -17,7 +18,11 @@ import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
 
-/** The writes behind the pod reconciler's decisions: start a warm-up, fail a run, release or reset a gate. */
+/**
+ * The writes behind the pod reconciler's decisions: start a warm-up, fail a run, release or reset a gate.
+ * A run that ends here, without its warm-up, first puts back a CPU boost that a leader left on its pod
+ * when it stopped mid-warm-up: no pod joins its Service, or stays there, at the boost.
+ */
 class RunActions(
     private val runs: RunStore,
     private val gate: PodGate,
@@ -25,33 +30,37 @@ class RunActions(
     private val pool: WarmupPools,
     private val job: WarmupJob,
     private val nodeCaps: NodeCaps,
+    private val boosts: CpuBoost,
 ) {
     private val log = LoggerFactory.getLogger(RunActions::class.java)
 
     fun release(ctx: RunContext) {
-        pool.cancelPod(ctx.podKey)
+        val startedHere = pool.cancelPod(ctx.podKey)
+        val run = ctx.cachedRun?.takeIf { ctx.retry.latest?.phase in OPEN_PHASES }
+        val boost = run?.let { restoreLeft(ctx.pod, it, startedHere) }
         gate.write(ctx.pod, GateRule.disabled())
-        val run = ctx.cachedRun ?: return
-        if (ctx.retry.latest?.phase in OPEN_PHASES) {
-            val why = "${GateRule.DISABLED_MESSAGE} before it ended"
-            recorder.close(ctx.pod, run, WarmupRun.PHASE_CANCELLED, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
-        }
+        run ?: return
+        val why = "${GateRule.DISABLED_MESSAGE} before it ended"
+        recorder.close(ctx.pod, run, WarmupRun.PHASE_CANCELLED, Keys.RunConditions.REASON_WARMUP_DISABLED, why, boost)
     }
 
-    /** Cancels the records of [runs] of an earlier restart count that are still open: the current run took over. */
-    fun supersede(ctx: RunContext, runs: List<WarmupRun>) =
+    /**
+     * Cancels the records of [runs] of an earlier restart count that are still open: the current run took
+     * over. [startedHere]: the runs whose warm-ups this process had started and just cancelled.
+     */
+    fun supersede(ctx: RunContext, runs: List<WarmupRun>, startedHere: Set<String>) =
         runs
             .filter { (it.spec?.restartCount ?: 0) < ctx.restarts && it.status?.phase in OPEN_PHASES }
             .forEach {
                 val why = "the pod's containers restarted (restart count ${ctx.restarts}); run ${ctx.runName} took over"
-                recorder.close(
-                    ctx.pod,
-                    it,
-                    WarmupRun.PHASE_CANCELLED,
-                    Keys.RunConditions.REASON_CONTAINER_RESTARTED,
-                    why,
-                )
+                val boost = restoreLeft(ctx.pod, it, startedHere)
+                val reason = Keys.RunConditions.REASON_CONTAINER_RESTARTED
+                recorder.close(ctx.pod, it, WarmupRun.PHASE_CANCELLED, reason, why, boost)
             }
+
+    /** A warm-up cancelled here puts back its own boost; a boost a stopped leader left is put back now. */
+    private fun restoreLeft(pod: Pod, run: WarmupRun, startedHere: Set<String>) =
+        if (ObjectKeys.of(run) in startedHere) null else boosts.restoreLeft(pod, run.status)
 
     /**
      * Closes the record of a pod whose gate a leader decided and that stopped before writing the
@@ -59,19 +68,23 @@ class RunActions(
      */
     fun closeFromGate(pod: Pod, run: WarmupRun, gate: PodCondition) {
         val why = "recorded from the pod's gate (the leader that decided it stopped first): ${gate.message ?: ""}"
-        when (gate.reason) {
-            Keys.GateReasons.WARMED_UP -> {
-                recorder.close(pod, run, WarmupRun.PHASE_SUCCEEDED, Keys.RunConditions.REASON_SUCCEEDED, why)
-            }
+        val (phase, reason) =
+            when (gate.reason) {
+                Keys.GateReasons.WARMED_UP -> {
+                    WarmupRun.PHASE_SUCCEEDED to Keys.RunConditions.REASON_SUCCEEDED
+                }
 
-            Keys.GateReasons.WARMUP_DISABLED -> {
-                recorder.close(pod, run, WarmupRun.PHASE_CANCELLED, Keys.RunConditions.REASON_WARMUP_DISABLED, why)
-            }
+                Keys.GateReasons.WARMUP_DISABLED -> {
+                    WarmupRun.PHASE_CANCELLED to
+                        Keys.RunConditions.REASON_WARMUP_DISABLED
+                }
 
-            else -> {
-                recorder.close(pod, run, WarmupRun.PHASE_FAILED, gate.reason ?: Keys.GateReasons.WARMUP_FAILED, why)
+                else -> {
+                    WarmupRun.PHASE_FAILED to (gate.reason ?: Keys.GateReasons.WARMUP_FAILED)
+                }
             }
-        }
+        // the pod may already serve: it does so at its own CPU from here on
+        recorder.close(pod, run, phase, reason, why, boosts.restoreLeft(pod, run.status))
     }
 
     fun resetAfterRestart(ctx: RunContext) {
@@ -128,9 +141,11 @@ class RunActions(
         return null
     }
 
-    /** Fails the run (creating its record if needed) and applies the failure policy. */
+    /** Fails the run (creating its record if needed) and applies the failure policy, at the pod's own CPU. */
     fun fail(ctx: RunContext, reason: String, why: String) {
-        recorder.failed(ctx.ref, baseStatus(ctx, WarmupRun.PHASE_FAILED), reason, why)
+        val status = baseStatus(ctx, WarmupRun.PHASE_FAILED)
+        boosts.end(ctx.pod, status.cpuBoost)
+        recorder.failed(ctx.ref, status, reason, why)
     }
 
     private fun baseStatus(ctx: RunContext, phase: String) =
@@ -149,11 +164,7 @@ class RunActions(
             retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
             if (retries == 0) retries = null
             // a leader that stopped mid-warm-up left the pod boosted: its own CPU is only in this record
-            cpuBoost =
-                ctx.cachedRun
-                    ?.status
-                    ?.cpuBoost
-                    ?.takeIf { it.state == CpuBoostStatus.BOOSTED }
+            cpuBoost = CpuBoost.leftIn(ctx.cachedRun?.status)
         }
 
     companion object {

@@ -8,6 +8,7 @@ import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.ApiStatus
 import dev.danki.operator.kube.BoundedMap
 import dev.danki.operator.kube.Caches
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
@@ -56,11 +57,13 @@ class RunRecorder(
     /**
      * Ends a record that will never end on its own, so none stays Pending or Running for good: a run
      * whose warm-up was cancelled (containers restarted, warm-up disabled), or one whose pod a leader
-     * decided before it stopped without writing the record.
+     * decided before it stopped without writing the record. [cpuBoost]: the boost a leader left on the
+     * pod, as it ended (restored or not); null keeps the run's.
      */
-    fun close(pod: Pod, run: WarmupRun, phase: String, reason: String, why: String) {
+    fun close(pod: Pod, run: WarmupRun, phase: String, reason: String, why: String, cpuBoost: CpuBoostStatus? = null) {
         // a copy: the cached object belongs to the informer
         val status = json.convertValue(run.status ?: WarmupRunStatus(), WarmupRunStatus::class.java)
+        cpuBoost?.let { status.cpuBoost = it }
         end(status, phase, reason, why)
         if (phase == WarmupRun.PHASE_SUCCEEDED) {
             status.conditions = listOf(RunStatuses.condition(true, reason, status.message!!, Instant.now()))

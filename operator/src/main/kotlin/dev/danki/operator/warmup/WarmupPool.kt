@@ -113,16 +113,23 @@ class WarmupPool(
         return withdrawn
     }
 
-    /** Cancels every run of a pod except [keep] (the run for its current restart count). */
-    fun cancelPod(podKey: String, keep: String? = null) {
+    /**
+     * Cancels every run of a pod except [keep] (the run for its current restart count). Returns the runs
+     * that had started: their jobs end themselves, and put back what they changed on the pod.
+     */
+    fun cancelPod(podKey: String, keep: String? = null): Set<String> {
         turnedAway.entries.removeIf { it.value == podKey && it.key != keep }
+        val started = mutableSetOf<String>()
         val cancelled =
             synchronized(lock) {
-                tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.onEach { drop(it) }
+                tasks.values.filter { it.task.podKey == podKey && it.task.runKey != keep }.onEach {
+                    if (!drop(it)) started += it.task.runKey
+                }
             }
         // outside the lock: killing k6 waits for it to end, and a runner pod's cancel calls the API
         cancelled.forEach { it.task.cancel() }
         publish()
+        return started
     }
 
     /** Forgets a queued [entry] (under [lock]), which then never starts; true when it had not started. */

@@ -18,7 +18,9 @@ class WarmupPools(
     /** True when nothing of the run will start in either pool. */
     fun withdraw(runKey: String) = all().map { it.withdraw(runKey) }.all { it }
 
-    fun cancelPod(podKey: String, keep: String? = null) = all().forEach { it.cancelPod(podKey, keep) }
+    /** Cancels every run of a pod except [keep]; returns those that had started (see [WarmupPool.cancelPod]). */
+    fun cancelPod(podKey: String, keep: String? = null): Set<String> =
+        all().flatMapTo(mutableSetOf()) { it.cancelPod(podKey, keep) }
 
     /** Queues [body] in the pool that runs [plan]; false when that queue is full. */
     fun submit(

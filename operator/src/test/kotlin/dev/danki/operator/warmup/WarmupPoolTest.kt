@@ -335,13 +335,25 @@ class WarmupPoolTest {
         val release = blocking("a")
         pool.submit("ns/p-r1", "ns/p") { ran += "p-r1" }
         pool.submit("ns/p-r2", "ns/p") { ran += "p-r2" }
-        pool.cancelPod("ns/p", keep = "ns/p-r2")
+        // nothing of p-r1 had started: no job of it is left to put back what it changed
+        pool.cancelPod("ns/p", keep = "ns/p-r2") shouldBe emptySet()
         pool.isQueued("ns/p-r1") shouldBe false
         pool.isQueued("ns/p-r2") shouldBe true
         release.countDown()
         nextFinished().runKey shouldBe "a"
         nextFinished().runKey shouldBe "ns/p-r2"
         ran shouldContainExactly listOf("a", "p-r2")
+    }
+
+    @Test
+    fun `cancelling a pod names the runs that had started, whose jobs end themselves`() {
+        newPool()
+        val release = blocking("a")
+        pool.submit("ns/a-r2", "ns/a") { ran += "a-r2" }
+        pool.cancelPod("ns/a") shouldBe setOf("a")
+        release.countDown()
+        nextFinished().runKey shouldBe "a"
+        ran shouldContainExactly listOf("a")
     }
 
     private companion object {
