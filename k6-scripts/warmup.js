@@ -42,6 +42,9 @@
 //   MAX_IN_FLIGHT        requests outstanding at once in a pass (default 256),
 //   REQUEST_TIMEOUT      per-request timeout (default 10s)
 //   ACCEPT_REDIRECTS     1: a 3xx answer counts as a success, still without following it (default 0)
+//   PHASES               the phases to send, a comma list of cold, warmup, warm in that order (default all;
+//                        the operator runs them apart around a CPU boost; a run without the warm-up has stop
+//                        reason Measured)
 // SUMMARY_PATH receives JSON: per phase requests, failures, p25/p50/p75/p90/p95 in ms and the first failed
 // request (failureExample, e.g. "404 from GET /exam/1"); stopReason and, when it is Aborted or OutOfTime,
 // abortMessage; `evidence`: why the warm-up stopped (requests, blocks, last block P95, JIT time).

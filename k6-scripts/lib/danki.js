@@ -152,18 +152,20 @@ export function createWarmup(settings) {
     headers,
 
     /**
-     * Cold pass, warm-up, warm pass. `startedAt` (epoch ms) is when the run's time budget began:
-     * runner.js spends some of it on the flow's setup first.
+     * Cold pass, warm-up, warm pass, or those of them that PHASES names. `startedAt` (epoch ms) is when
+     * the run's time budget began: runner.js spends some of it on the flow's setup first.
      */
     async run(send, startedAt = Date.now()) {
+      const runs = (phase) => s.phases.includes(phase);
+      // the warm-up leaves the warm pass its time, also when the warm pass is a run of its own
       const warmPassMs = (s.requests / s.rate) * 1000 + 2000;
       const deadline = startedAt + s.timeBudgetS * 1000;
-      let reason = await pass('cold', send, deadline);
-      if (!reason) reason = await warmup(send, deadline - warmPassMs);
-      if (reason !== 'Aborted' && reason !== 'OutOfTime') {
+      let reason = runs('cold') ? await pass('cold', send, deadline) : null;
+      if (!reason && runs('warmup')) reason = await warmup(send, deadline - warmPassMs);
+      if (runs('warm') && reason !== 'Aborted' && reason !== 'OutOfTime') {
         reason = (await pass('warm', send, deadline)) || reason;
       }
-      stopCode.add(STOP_REASONS.indexOf(reason));
+      stopCode.add(STOP_REASONS.indexOf(reason || 'Measured'));
     },
 
     /** Ends a run that cannot start (e.g. its flow failed to load): stop reason Aborted, with `message`. */

@@ -18,7 +18,14 @@
 //   REQUEST_TIMEOUT      per-request timeout (default 10s)
 //   HEADERS              extra headers on every request, a JSON object of strings
 //   SUMMARY_PATH         where the summary JSON goes (default: none)
+//   PHASES               the phases this run sends: a comma list of cold, warmup and warm, in that order
+//                        (default all three). The operator splits a warm-up into runs of its own when it
+//                        raises the pod's CPU for the warm-up phase only, so that the cold and warm passes
+//                        measure the pod at its own CPU.
 import { headerMap, nonNegative, positiveNumber, ratio } from './env.js';
+
+/** The phases of a warm-up, in the order they run. */
+export const PHASES = ['cold', 'warmup', 'warm'];
 
 /**
  * Every warm-up setting, checked; throws a message naming the first bad variable.
@@ -51,7 +58,20 @@ export function readSettings(env) {
     requestTimeout: env.REQUEST_TIMEOUT || '10s',
     headers: headerMap(env, 'HEADERS'),
     summaryPath: env.SUMMARY_PATH || '',
+    phases: phaseList(env, 'PHASES'),
   };
+}
+
+/** A comma list of phases, each once and in their order (PHASES); all of them when unset. */
+function phaseList(env, name) {
+  const raw = env[name];
+  if (!raw) return PHASES.slice();
+  const wanted = raw.split(',').map((phase) => phase.trim());
+  const inOrder = PHASES.filter((phase) => wanted.includes(phase));
+  if (wanted.length !== inOrder.length || wanted.some((phase, i) => phase !== inOrder[i])) {
+    throw new Error(`${name}=${raw}: expected a comma list of ${PHASES.join(', ')}, in that order, each once`);
+  }
+  return inOrder;
 }
 
 /** The settings block of warmup.js's summary: what a reader needs to judge the run. */

@@ -5,11 +5,13 @@
 // (see lib/danki.js), texts in check names (lib/messages.js).
 import { JIT_COUNTER_NAMES } from './jit.js';
 import { messagesOf } from './messages.js';
-import { reportedSettings } from './settings.js';
+import { PHASES, reportedSettings } from './settings.js';
 
+export { PHASES };
 export const FORMAT_VERSION = 2;
-export const PHASES = ['cold', 'warmup', 'warm'];
-export const STOP_REASONS = ['Converged', 'TargetReached', 'MaxRequests', 'Timeout', 'Aborted', 'OutOfTime', 'JitSettled'];
+/** `Measured`: a run of measurement passes alone (PHASES without warmup), which has no warm-up to stop. */
+export const STOP_REASONS = ['Converged', 'TargetReached', 'MaxRequests', 'Timeout', 'Aborted', 'OutOfTime', 'JitSettled',
+  'Measured'];
 /** Stop reasons of a run that failed: no warm pass to compare with the cold one. */
 export const FAILED_STOPS = ['Aborted', 'OutOfTime'];
 /** How the JIT scrapes went, as a number a Gauge can carry to handleSummary. */

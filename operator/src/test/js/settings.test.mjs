@@ -45,3 +45,12 @@ test('durations read as k6 reads request timeouts', () => {
   assert.throws(() => durationMs('REQUEST_TIMEOUT', '10 seconds'), /REQUEST_TIMEOUT=10 seconds: expected a duration/);
   assert.throws(() => durationMs('T', 's'), /expected a duration/);
 });
+
+test('PHASES names the phases a run sends, in their order; all three by default', () => {
+  assert.deepEqual(readSettings({}).phases, ['cold', 'warmup', 'warm']);
+  assert.deepEqual(readSettings({ PHASES: 'cold' }).phases, ['cold']);
+  assert.deepEqual(readSettings({ PHASES: 'warmup, warm' }).phases, ['warmup', 'warm']);
+  for (const bad of ['warm,cold', 'cold,cold', 'hot', 'cold,,warm']) {
+    assert.throws(() => readSettings({ PHASES: bad }), /PHASES=.*: expected a comma list of cold, warmup, warm, in that order, each once/);
+  }
+});

@@ -26,6 +26,7 @@ record jit-missing BASE_URL="$SAMPLE_URL" PATHS="$EXAM" MIN_WARMUP_REQUESTS=400 
 record not-found BASE_URL="$SAMPLE_URL" PATHS='GET /exam/1' REQUESTS=20 RATE=50
 record out-of-time BASE_URL="$SAMPLE_URL" PATHS="$EXAM" TIME_BUDGET_S=3
 record unreachable BASE_URL="http://127.0.0.1:$closed_port"
+record cold-only BASE_URL="$SAMPLE_URL" PATHS="$EXAM" REQUESTS=20 RATE=50 PHASES=cold
 
 record_runner() { # NAME FLOW ENV... : one runner.js run of a flow module, its summary into summary-runner-NAME.json
   local name=$1 flow=$2; shift 2

@@ -2,6 +2,7 @@ package dev.danki.operator.controller
 
 import dev.danki.operator.aot.AotReport
 import dev.danki.operator.boost.CpuBoost
+import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.EventRecorder
@@ -14,8 +15,10 @@ import dev.danki.operator.warmup.AttemptsResult
 import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
+import dev.danki.operator.warmup.PhaseRuns
 import dev.danki.operator.warmup.TargetPod
 import dev.danki.operator.warmup.WarmupAttempts
+import dev.danki.operator.warmup.WarmupPhase
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -74,19 +77,13 @@ class WarmupJob(
                 )
             // a custom flow runs in runner pods, the built-in plan in the operator's own k6
             val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
-            status.cpuBoost =
-                boosts.raise(pod, plan, status.cpuBoost) { record ->
-                    status.cpuBoost = record
-                    writeProgress(input, status)
-                }
-            // the pod's own CPU is back before record() sets its gate, whatever the warm-up's outcome
-            val result =
-                try {
-                    where.run(request, task, Listener(input, plan))
-                } finally {
-                    boosts.end(pod, status.cpuBoost)
-                }
-            record(input, plan, result)
+            val runs = PhaseRuns(where, request, task, Listener(input, plan))
+            if (plan.warmupCpuMillis == null && status.cpuBoost == null) {
+                runs.send(WarmupPhase.ALL)
+            } else {
+                boosted(input, plan, runs)
+            }
+            record(input, plan, runs.result())
         } catch (e: KubernetesClientException) {
             // the result is kept in memory; the reconcile after this job publishes it again
             log
@@ -96,6 +93,34 @@ class WarmupJob(
                 .setCause(e)
                 .log("warm-up result not fully recorded")
         }
+    }
+
+    /**
+     * A warm-up with a CPU boost: the boost is for the JIT, which the warm-up phase feeds, while the cold
+     * and warm passes measure the pod as its users meet it. So the cold pass runs first at the pod's own
+     * CPU, the boost is raised for the warm-up, and the pod's own CPU is back before the warm pass, and so
+     * before record() sets its gate, whatever the outcome. A boost a stopped leader left is still on
+     * during this cold pass.
+     */
+    private fun boosted(input: Input, plan: WarmupPlan, runs: PhaseRuns) {
+        val pod = input.ref.pod
+        val status = input.status
+        try {
+            if (!runs.send(COLD)) return
+            status.cpuBoost =
+                boosts.raise(pod, plan, status.cpuBoost) { record ->
+                    status.cpuBoost = record
+                    writeProgress(input, status)
+                }
+            if (status.cpuBoost?.state != CpuBoostStatus.BOOSTED) {
+                runs.send(WARMUP_AND_WARM)
+                return
+            }
+            runs.send(WARMUP)
+        } finally {
+            boosts.end(pod, status.cpuBoost)
+        }
+        if (runs.completed) runs.send(WARM)
     }
 
     private fun record(input: Input, plan: WarmupPlan, result: AttemptsResult) {
@@ -139,6 +164,9 @@ class WarmupJob(
             status.attempts = attempt
             writeProgress(input, status)
             if (attempt == 1) {
+                val cpu =
+                    plan.warmupCpuMillis?.let { "; CPU limit raised to ${CpuQuantity.format(it)} for the warm-up" }
+                        ?: ""
                 val rule = if (plan.jitMetrics != null) "until the JIT settles" else "until latency converges"
                 val floor = if (plan.minWarmupRequests < input.plan.minWarmupRequests) LOWER_FLOOR else ""
                 events.normal(
@@ -147,7 +175,7 @@ class WarmupJob(
                     "warming ${status.target}: ${plan.passRequests} cold requests at ${plan.rate}/s, " +
                         "warm-up with ${plan.warmupConcurrency} in flight up to ${plan.warmupRate}/s $rule " +
                         "(${plan.minWarmupRequests} to ${plan.maxWarmupRequests} requests$floor), " +
-                        "${plan.passRequests} warm${boostOf(status.cpuBoost)}",
+                        "${plan.passRequests} warm$cpu",
                 )
             }
         }
@@ -184,20 +212,9 @@ class WarmupJob(
 
     private companion object {
         const val LOWER_FLOOR = "; fewer, as the JVM started from its AOT cache"
-
-        fun boostOf(record: CpuBoostStatus?) =
-            when (record?.state) {
-                CpuBoostStatus.BOOSTED -> {
-                    "; CPU limit of ${record.container} raised from ${record.fromLimit} to ${record.cpu} until the gate"
-                }
-
-                CpuBoostStatus.SKIPPED -> {
-                    "; no CPU boost: ${record.message}"
-                }
-
-                else -> {
-                    ""
-                }
-            }
+        val COLD = setOf(WarmupPhase.COLD)
+        val WARMUP = setOf(WarmupPhase.WARMUP)
+        val WARM = setOf(WarmupPhase.WARM)
+        val WARMUP_AND_WARM = setOf(WarmupPhase.WARMUP, WarmupPhase.WARM)
     }
 }

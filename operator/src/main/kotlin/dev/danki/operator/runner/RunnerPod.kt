@@ -50,7 +50,7 @@ class RunnerPod(
         val pod = pods.get(namespace, name)
         if (pod != null) {
             seen = true
-            return RunnerResult.of(pod, request.maxErrorRatio)
+            return RunnerResult.of(pod, request.maxErrorRatio, request.phases)
         }
         val gone = seen || Duration.between(created, Instant.now()) > NEVER_SEEN
         if (!gone) return null

@@ -6,6 +6,7 @@ import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Process
 import dev.danki.operator.warmup.K6SummaryException
 import dev.danki.operator.warmup.K6SummaryParser
+import dev.danki.operator.warmup.WarmupPhase
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated
 import io.fabric8.kubernetes.api.model.Pod
 
@@ -25,7 +26,7 @@ object RunnerResult {
             "RunContainerError",
         )
 
-    fun of(pod: Pod, maxErrorRatio: Double): K6Outcome? {
+    fun of(pod: Pod, maxErrorRatio: Double, phases: Set<WarmupPhase> = WarmupPhase.ALL): K6Outcome? {
         val status = pod.status ?: return null
         val container = status.containerStatuses.orEmpty().firstOrNull { it.name == RunnerPodSpec.CONTAINER }
         val waiting = container?.state?.waiting
@@ -44,16 +45,21 @@ object RunnerResult {
 
             else -> {
                 val terminated = container?.state?.terminated ?: container?.lastState?.terminated
-                ended(terminated, status.reason ?: status.phase, maxErrorRatio)
+                ended(terminated, status.reason ?: status.phase, maxErrorRatio, phases)
             }
         }
     }
 
     /** The summary in the termination message, or why there is none. */
-    private fun ended(terminated: ContainerStateTerminated?, podReason: String, maxErrorRatio: Double): K6Outcome {
+    private fun ended(
+        terminated: ContainerStateTerminated?,
+        podReason: String,
+        maxErrorRatio: Double,
+        phases: Set<WarmupPhase>,
+    ): K6Outcome {
         val message = terminated?.message.orEmpty()
         return try {
-            K6Process.classify(K6SummaryParser.parse(message), maxErrorRatio)
+            K6Process.classify(K6SummaryParser.parse(message), maxErrorRatio, phases)
         } catch (e: K6SummaryException) {
             val exit = terminated?.exitCode?.let { "exit code $it" } ?: "no exit code"
             val why = "${terminated?.reason ?: podReason}) without a summary (${e.message})"

@@ -34,7 +34,7 @@ class K6Process(
         if (exit != 0) return K6Outcome.Failed(K6_FAILED, "k6 exited with code $exit: ${logTail()}")
         if (!summary.isFile) return K6Outcome.Failed(K6_FAILED, "k6 wrote no summary: ${logTail()}")
         return try {
-            classify(K6SummaryParser.parse(summary.readText()), request.maxErrorRatio)
+            classify(K6SummaryParser.parse(summary.readText()), request.maxErrorRatio, request.phases)
         } catch (e: K6SummaryException) {
             K6Outcome.Failed(K6_FAILED, e.message ?: "unreadable k6 summary")
         }
@@ -66,8 +66,11 @@ class K6Process(
         private const val KILL_WAIT_MILLIS = 2_000L
         private const val K6_FAILED = Keys.RunConditions.REASON_K6_FAILED
 
-        /** Sorts a finished k6 run into success or one failure reason; the one place that decides. */
-        fun classify(parsed: K6Summary, maxErrorRatio: Double): K6Outcome {
+        /**
+         * Sorts a finished k6 run into success or one failure reason; the one place that decides. [phases]:
+         * what the run was asked to send, whose measurement passes must have percentiles.
+         */
+        fun classify(parsed: K6Summary, maxErrorRatio: Double, phases: Set<WarmupPhase> = WarmupPhase.ALL): K6Outcome {
             val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
             return when {
                 parsed.stopReason == StopReason.OutOfTime -> {
@@ -85,7 +88,7 @@ class K6Process(
                     K6Outcome.Failed(Keys.RunConditions.REASON_TOO_MANY_ERRORS, message, parsed)
                 }
 
-                parsed.cold.latency == null || parsed.warm.latency == null -> {
+                missingPercentiles(parsed, phases) -> {
                     K6Outcome.Failed(K6_FAILED, "k6 summary has no cold or warm percentiles", parsed)
                 }
 
@@ -94,6 +97,10 @@ class K6Process(
                 }
             }
         }
+
+        private fun missingPercentiles(parsed: K6Summary, phases: Set<WarmupPhase>) =
+            (WarmupPhase.COLD in phases && parsed.cold.latency == null) ||
+                (WarmupPhase.WARM in phases && parsed.warm.latency == null)
 
         private fun ratioMessage(parsed: K6Summary, maxErrorRatio: Double): String {
             val example = parsed.failureExample?.let { ", e.g. $it" } ?: ""

@@ -109,6 +109,7 @@ class K6Runner(
                 "HEADERS",
                 "ACCEPT_REDIRECTS",
                 "SUMMARY_PATH",
+                "PHASES",
             )
 
         /**

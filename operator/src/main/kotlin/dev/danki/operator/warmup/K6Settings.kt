@@ -24,6 +24,7 @@ object K6Settings {
             "TIME_BUDGET_S" to (timeBudget.toMillis() / MILLIS).toString(),
             "MAX_ERROR_RATIO" to request.maxErrorRatio.toString(),
             "HEADERS" to json.writeValueAsString(plan.headers),
+            "PHASES" to WarmupPhase.listOf(request.phases),
         )
     }
 }

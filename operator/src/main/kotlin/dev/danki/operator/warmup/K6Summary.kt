@@ -21,6 +21,31 @@ data class K6Summary(
 
     /** The first failed request of the earliest phase that had one. */
     val failureExample get() = listOf(cold, warmup, warm).firstNotNullOfOrNull { it.failureExample }
+
+    companion object {
+        /**
+         * One warm-up sent as k6 runs of a phase or two each ([runs], in order, all completed): each phase as
+         * the run that sent it measured it; the stop reason and evidence of the run with the warm-up; the
+         * first run's first request.
+         */
+        fun joined(runs: List<K6Summary>): K6Summary {
+            val warmedBy = runs.lastOrNull { it.stopReason != StopReason.Measured } ?: runs.last()
+
+            fun sent(phase: (K6Summary) -> PhaseResult) =
+                runs.map(phase).lastOrNull { it.requests > 0 } ?: phase(warmedBy)
+            return K6Summary(
+                stopReason = warmedBy.stopReason,
+                abortMessage = warmedBy.abortMessage,
+                cold = sent { it.cold },
+                warmup = sent { it.warmup },
+                warm = sent { it.warm },
+                firstRequestAtMillis = runs.first().firstRequestAtMillis,
+                durationSeconds = runs.sumOf { it.durationSeconds },
+                evidence = warmedBy.evidence,
+                notes = runs.flatMap { it.notes }.distinct(),
+            )
+        }
+    }
 }
 
 /** What one phase (cold, warm-up, warm) of a k6 run measured. */
@@ -48,7 +73,18 @@ data class Percentiles(
  * `MaxRequests` and `Timeout` end a run that goes on to its warm pass; `Aborted` (too many failed
  * requests) and `OutOfTime` (the run's own time budget cut it before the warm pass ended) end a failed one.
  */
-enum class StopReason { Converged, TargetReached, MaxRequests, Timeout, Aborted, OutOfTime, JitSettled }
+enum class StopReason {
+    Converged,
+    TargetReached,
+    MaxRequests,
+    Timeout,
+    Aborted,
+    OutOfTime,
+    JitSettled,
+
+    /** A run of measurement passes alone, without the warm-up (see [K6Summary.joined]). */
+    Measured,
+}
 
 /**
  * Why a warm-up stopped where it did, as `warmup.js` measured it: what a user reads to judge whether

@@ -283,13 +283,21 @@ class OperatorE2E {
         }
         val pod = cluster.pods("boost").single()
         pod.metadata.name shouldBe seenBoosted
-        val boost = ownCpuBackAndRun(pod).cpuBoost.shouldNotBeNull()
-        val times = "boosted ${boost.boostedAt}, restored ${boost.restoredAt}"
+        val run = ownCpuBackAndRun(pod)
+        val boost = run.cpuBoost.shouldNotBeNull()
+        val times =
+            "started ${run.startTime}, boosted ${boost.boostedAt}, " +
+                "restored ${boost.restoredAt}, ended ${run.completionTime}"
         println("E2E CPU boost ${pod.metadata.name}: ${boost.summary}, $times")
         boost.state shouldBe CpuBoostStatus.RESTORED
         boost.summary shouldBe "200m->450m"
         boost.container shouldBe "app"
-        boost.boostedAt.shouldNotBeNull()
+        // the cold pass (100 requests at 20/s) ran before the boost, the warm pass after the restore
+        val pass = Duration.ofMillis(4_500)
+        val boosted = Instant.parse(boost.boostedAt.shouldNotBeNull())
+        Duration.between(Instant.parse(run.startTime), boosted) shouldBeGreaterThanOrEqualTo pass
+        val restoredAt = Instant.parse(boost.restoredAt.shouldNotBeNull())
+        Duration.between(restoredAt, Instant.parse(run.completionTime)) shouldBeGreaterThanOrEqualTo pass
         // restored before the gate: the gate's transition (seconds) is not before the restore (ms)
         val restored = Instant.parse(boost.restoredAt.shouldNotBeNull()).truncatedTo(ChronoUnit.SECONDS)
         Instant.parse(cluster.gateOf(pod)!!.lastTransitionTime) shouldBeGreaterThanOrEqualTo restored

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.doubles.shouldBeGreaterThan
 import io.kotest.matchers.doubles.shouldBeLessThan
+import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.types.shouldBeInstanceOf
 import org.junit.jupiter.api.Test
 
 /** Parses summaries recorded from real k6 v1.8.1 runs of k6-scripts/warmup.js. */
@@ -37,6 +39,19 @@ class K6SummaryParserTest {
         evidence.concurrency shouldBe 4
         evidence.lastBlockP95!! shouldBeGreaterThan 0.0
         evidence.jit shouldBe null
+    }
+
+    @Test
+    fun `a run of the cold pass alone (PHASES=cold) is Measured, and completes as such a run`() {
+        val summary = K6SummaryParser.parse(fixture("summary-cold-only.json"))
+        summary.stopReason shouldBe StopReason.Measured
+        summary.cold.requests shouldBe 20
+        summary.warmup.requests shouldBe 0
+        summary.warm.latency shouldBe null
+        summary.firstRequestAtMillis shouldBeGreaterThan 0L
+        K6Process.classify(summary, 0.05, setOf(WarmupPhase.COLD)).shouldBeInstanceOf<K6Outcome.Completed>()
+        // asked for all three phases, the same summary lacks its warm pass
+        K6Process.classify(summary, 0.05).shouldBeInstanceOf<K6Outcome.Failed>()
     }
 
     @Test

@@ -1,0 +1,253 @@
+package dev.danki.operator.controller
+
+import dev.danki.operator.boost.CpuBoost
+import dev.danki.operator.boost.PodResize
+import dev.danki.operator.config.OperatorConfig
+import dev.danki.operator.kube.CpuBoostStatus
+import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.testkit.readyGatedPod
+import dev.danki.operator.warmup.AttemptStarter
+import dev.danki.operator.warmup.K6Outcome
+import dev.danki.operator.warmup.K6Request
+import dev.danki.operator.warmup.K6Summary
+import dev.danki.operator.warmup.Percentiles
+import dev.danki.operator.warmup.PhaseResult
+import dev.danki.operator.warmup.PhaseRuns
+import dev.danki.operator.warmup.RunningAttempt
+import dev.danki.operator.warmup.StopReason
+import dev.danki.operator.warmup.WarmupAttempts
+import dev.danki.operator.warmup.WarmupEvidence
+import dev.danki.operator.warmup.WarmupPhase
+import dev.danki.operator.warmup.WarmupPlan
+import dev.danki.operator.warmup.WarmupTask
+import io.fabric8.kubernetes.api.model.ContainerBuilder
+import io.fabric8.kubernetes.api.model.Quantity
+import io.kotest.matchers.shouldBe
+import io.mockk.every
+import io.mockk.mockk
+import io.mockk.slot
+import io.mockk.verify
+import org.junit.jupiter.api.Test
+import java.time.Instant
+
+/**
+ * A CPU boost is for the warm-up phase only: the cold and warm passes measure the pod at its own CPU,
+ * as its users meet it. So a boosted warm-up is three k6 runs, with the resizes between them, and one
+ * result: its cold pass from the first run, its warm-up from the second, its warm pass from the third.
+ */
+class BoostedWarmupTest {
+    /** What happened, in order: k6 runs by their phases, and resizes by the limit asked for. */
+    private val steps = mutableListOf<String>()
+    private val outcomes = ArrayDeque<(Set<WarmupPhase>) -> K6Outcome>()
+
+    private val starter =
+        object : AttemptStarter {
+            override fun start(request: K6Request): RunningAttempt {
+                steps += "k6 ${WarmupPhase.listOf(request.phases)}"
+                val outcome = (outcomes.removeFirstOrNull() ?: ::completed)(request.phases)
+                return object : RunningAttempt {
+                    override fun await() = outcome
+
+                    override fun cancel() = Unit
+
+                    override fun cleanUp() = Unit
+                }
+            }
+        }
+    private val resize =
+        mockk<PodResize> {
+            every { request(any(), any(), any(), any()) } answers { steps += "resize ${thirdArg<Long>()}m" }
+            every { await(any(), any(), any(), any()) } returns PodResize.Outcome.Applied
+        }
+    private val recorder = mockk<RunRecorder>(relaxed = true)
+    private val job =
+        WarmupJob(
+            OperatorConfig(),
+            WarmupAttempts(starter),
+            null,
+            recorder,
+            mockk(relaxed = true),
+            CpuBoost(resize, mockk(relaxed = true), enabled = true),
+        )
+    private val pod =
+        readyGatedPod().apply {
+            spec.containers[0] =
+                ContainerBuilder(spec.containers[0])
+                    .withNewResources()
+                    .addToLimits("cpu", Quantity("200m"))
+                    .endResources()
+                    .build()
+        }
+
+    private fun warmUp(plan: WarmupPlan, earlier: CpuBoostStatus? = null): WarmupRunStatus {
+        val status = WarmupRunStatus().apply { cpuBoost = earlier }
+        val ctxSpec = RunContext(pod, "web-1", "web", mockk(relaxed = true), Instant.now(), 0, null).spec
+        val input =
+            WarmupJob.Input(
+                RunRef(pod, "web-1", ctxSpec),
+                plan,
+                Instant.now().plusSeconds(300),
+                Instant.now(),
+                status,
+            )
+        job.run(WarmupTask("shop/web-1", "shop/web-1"), input)
+        return status
+    }
+
+    @Test
+    fun `the cold pass runs at the pod's own CPU, the warm-up boosted, the warm pass at its own CPU again`() {
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m", "k6 warm")
+        status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
+        val summary = slot<K6Summary>()
+        verify { recorder.succeeded(any(), status, capture(summary), any()) }
+        summary.captured.cold.latency!!
+            .p95 shouldBe COLD_P95
+        summary.captured.warmup.requests shouldBe WARMUP_REQUESTS
+        summary.captured.warm.latency!!
+            .p95 shouldBe WARM_P95
+        summary.captured.stopReason shouldBe StopReason.Converged
+        summary.captured.firstRequestAtMillis shouldBe FIRST_REQUEST
+        status.attempts shouldBe 3
+    }
+
+    @Test
+    fun `without a boost asked for, the warm-up is one k6 run of all three phases`() {
+        warmUp(WarmupPlan(port = 8080))
+        steps shouldBe listOf("k6 cold,warmup,warm")
+    }
+
+    @Test
+    fun `a boost that is skipped leaves the warm-up and warm pass in one run`() {
+        warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 100))
+        steps shouldBe listOf("k6 cold", "k6 warmup,warm")
+    }
+
+    @Test
+    fun `a warm-up that fails while boosted is restored, and no warm pass follows`() {
+        outcomes += ::completed
+        // out of its time budget: a failure that is not retried
+        outcomes += { K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, "k6 ran out of its time budget") }
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m")
+        status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
+        verify { recorder.failed(any(), status, Keys.RunConditions.REASON_TIMEOUT, any()) }
+    }
+
+    @Test
+    fun `a cold pass that fails raises no boost`() {
+        repeat(3) { outcomes += { K6Outcome.Failed(Keys.RunConditions.REASON_K6_FAILED, "connection refused") } }
+        val task = WarmupTask("shop/web-1", "shop/web-1")
+        val status = WarmupRunStatus()
+        val input =
+            WarmupJob.Input(
+                RunRef(
+                    pod,
+                    "web-1",
+                    RunContext(pod, "web-1", "web", mockk(relaxed = true), Instant.now(), 0, null).spec,
+                ),
+                WarmupPlan(port = 8080, warmupCpuMillis = 1_000),
+                // room for one attempt only: the retries do not fit
+                Instant.now().plusSeconds(6),
+                Instant.now(),
+                status,
+            )
+        job.run(task, input)
+        steps shouldBe listOf("k6 cold")
+        status.cpuBoost shouldBe null
+        verify { recorder.failed(any(), status, Keys.RunConditions.REASON_K6_FAILED, any()) }
+    }
+
+    @Test
+    fun `a warm pass with no time left fails the warm-up on its timeout, numbered after the runs before it`() {
+        var now = Instant.now()
+        val clock =
+            object : java.time.Clock() {
+                override fun instant() = now
+
+                override fun getZone() = java.time.ZoneOffset.UTC
+
+                override fun withZone(zone: java.time.ZoneId?) = this
+            }
+        val deadline = now.plusSeconds(60)
+        val started = mutableListOf<Int>()
+        val listener =
+            object : dev.danki.operator.warmup.AttemptListener {
+                override fun attemptStarted(attempt: Int) {
+                    started += attempt
+                }
+
+                override fun attemptFailed(attempt: Int, failure: K6Outcome.Failed, retryIn: java.time.Duration) = Unit
+            }
+        val request = K6Request("shop.web-1", "http://10.0.0.7:8080", WarmupPlan(port = 8080), deadline, 0.05)
+        val runs =
+            PhaseRuns(WarmupAttempts(starter, clock = clock), request, WarmupTask("shop/web-1", "shop/web-1"), listener)
+        runs.send(setOf(WarmupPhase.COLD)) shouldBe true
+        runs.send(setOf(WarmupPhase.WARMUP)) shouldBe true
+        now = deadline.minusSeconds(2)
+        runs.send(setOf(WarmupPhase.WARM)) shouldBe false
+        started shouldBe listOf(1, 2)
+        val failed = runs.result().outcome as K6Outcome.Failed
+        failed.reason shouldBe Keys.RunConditions.REASON_TIMEOUT
+        failed.message shouldBe "too little time was left before the deadline for the warm phase; k6 not started"
+        runs.result().attempts shouldBe 2
+    }
+
+    private companion object {
+        const val COLD_P95 = 900.0
+        const val WARM_P95 = 12.0
+        const val WARMUP_REQUESTS = 2_003L
+        const val FIRST_REQUEST = 1_795_427_173_871L
+
+        fun completed(phases: Set<WarmupPhase>): K6Outcome = K6Outcome.Completed(completedSummary(phases))
+
+        /** What warmup.js reports for a run of [phases]: the phases it did not send are empty. */
+        fun completedSummary(phases: Set<WarmupPhase>): K6Summary {
+            fun pass(phase: WarmupPhase, p95: Double) =
+                if (phase in
+                    phases
+                ) {
+                    PhaseResult(100, 0, Percentiles(p95, p95, p95, p95, p95))
+                } else {
+                    PhaseResult(0, 0, null)
+                }
+            val warmedUp = WarmupPhase.WARMUP in phases
+            return K6Summary(
+                stopReason = if (warmedUp) StopReason.Converged else StopReason.Measured,
+                abortMessage = null,
+                cold = pass(WarmupPhase.COLD, COLD_P95),
+                warmup =
+                    if (warmedUp) {
+                        PhaseResult(
+                            WARMUP_REQUESTS,
+                            0,
+                            Percentiles(20.0, 20.0, 20.0, 20.0, 20.0),
+                        )
+                    } else {
+                        PhaseResult(0, 0, null)
+                    },
+                warm = pass(WarmupPhase.WARM, WARM_P95),
+                firstRequestAtMillis = if (WarmupPhase.COLD in phases) FIRST_REQUEST else 0,
+                durationSeconds = 5.0,
+                evidence =
+                    if (warmedUp) {
+                        WarmupEvidence(
+                            "latency",
+                            4,
+                            WARMUP_REQUESTS,
+                            10,
+                            200,
+                            20.0,
+                            21.0,
+                            20.0,
+                            100.0,
+                            null,
+                        )
+                    } else {
+                        null
+                    },
+            )
+        }
+    }
+}
