@@ -11,6 +11,7 @@ import sys
 
 import aot_report
 import boost_report
+import critical_path
 import merged_records
 import strategies_report
 
@@ -171,11 +172,25 @@ def main(path, json_path=None):
         out += ["## 6. CPU boost while gated", ""] + note("boost") + [
                 f"{to} new pod{'s' if to > 1 else ''} at once (0 -> {to}) per target, each on a worker node of its own, "
                 "with a CPU limit below the node's budget (request the same), warmed by danki at that limit, and "
-                "with `danki.dev/warmup-cpu` raising the limit to the node's budget by an in-place resize while the "
-                "pod is gated, restored before its gate (`cpuBoost.enabled`). The local cluster's node budget is a "
+                "with `danki.dev/warmup-cpu` raising the limit to the node's budget by an in-place resize for the "
+                "warm-up phase while the pod is gated, restored before the warm pass and the gate "
+                "(`cpuBoost.enabled`; runs before commit 7f0733a boosted the cold and warm passes too). "
+                "The local cluster's node budget is a "
                 "CFS quota above the pods, so no boost can go past it. First-100 / fully warm as in section 2, both "
                 "at the pod's own limit; each figure is the median over the pods.", "",
                 boost_report.section_markdown(doc["boost"]), ""]
+    warmed = [r for r in records if r["section"] in ("single", "scaleup", "scale", "aot", "boost")]
+    waits = critical_path.as_json(warmed)
+    if waits["pods"]:
+        doc["critical_path"] = waits
+        out += ["## 7. danki's own waits", "",
+                "Over every pod danki warmed in the sections above (each from the run its section names): the "
+                "operator's reaction, from ContainersReady to the first warm-up request (the WarmupRun's "
+                "`reactionMillis`, k6's start-up included), and from its decision (the WarmupRun's "
+                "`completionTime`, stamped as k6's result is recorded, just before the gate patch) to the pod "
+                "Ready as the bench's watch saw it, which adds the kubelet's Ready condition and the watch. "
+                "Percentiles by nearest rank.", "",
+                critical_path.section_markdown(waits, table, ms), ""]
     print("\n".join(out))
     if json_path:
         doc["machine"] = {k: v for k, v in machine.items() if k != "run"}  # section_runs says which run

@@ -190,6 +190,24 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("## 1. One new pod\n\n*From an earlier run: 2026-11-26T07:45:09Z at commit aaaaaaa.*", md)
         self.assertNotIn("boost", {g["goal"] for g in doc["goals"]})
 
+    def test_danki_s_own_waits_are_percentiles_over_every_pod_it_warmed(self):
+        # completionTime 100.0 s after the epoch; the watch saw each pod Ready 40 ms to 2 s later
+        done = "1970-01-01T00:01:40Z"
+        pods = {f"p{i}": (0.0, 10.0, 100.0 + ready) for i, ready in enumerate((0.04, 0.05, 0.06, 2.0))}
+        runs = {name: {"phase": "Succeeded", "reactionMillis": 100 * (i + 1), "k6StartupMillis": 50,
+                       "completionTime": done} for i, name in enumerate(pods)}
+        runs["p3"]["phase"] = "Failed"  # a failed run is no decision to Ready
+        records = [machine("2026-11-27T10:00:00Z", "ccccccc"),
+                   strategy_record("single", "sample", "danki", pods, runs)]
+        out, doc = self.render(records)
+        waits = doc["critical_path"]
+        self.assertEqual(waits["pods"], 3)
+        self.assertEqual((waits["reaction_ms"]["p50"], waits["reaction_ms"]["p95"]), (200, 300))
+        self.assertAlmostEqual(waits["decision_to_ready_ms"]["p50"], 50.0, places=3)
+        self.assertAlmostEqual(waits["decision_to_ready_ms"]["max"], 60.0, places=3)
+        self.assertIn("## 7. danki's own waits", out)
+        self.assertIn("| ContainersReady -> first warm-up request | 3 | 200 | 300 | 300 |", out)
+
     def test_a_full_run_replaces_every_section_it_measured(self):
         self.render(aot_run("sample-jdk25"))
         md, doc = self.render(full_run() + aot_run("sample-jdk25")[1:])
