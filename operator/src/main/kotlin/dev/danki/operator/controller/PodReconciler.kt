@@ -91,12 +91,12 @@ class PodReconciler(
             pool.cancelPod(podKey)
             return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
         }
-        val again = reconcile(resource.metadata.namespace, resource.metadata.name)
+        val again = handle(resource.metadata.namespace, resource.metadata.name)
         return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
     }
 
-    /** Handles one pod; returns when to look again, or null when only an event can change things. */
-    fun reconcile(namespace: String, name: String): Duration? {
+    /** Handles one gated pod as the cache has it; returns when to look again, or null when only an event can. */
+    private fun handle(namespace: String, name: String): Duration? {
         val pod = caches.pods.get(namespace, name) ?: return forget(ObjectKeys.of(namespace, name))
         val deploymentName = PodOwners.deploymentOf(pod)
         val deployment = deploymentName?.let { caches.deployments.get(namespace, it) }
@@ -179,12 +179,14 @@ class PodReconciler(
             WarmupSwitch.ABSENT -> deployment == null || TemplateGate.hasUserGate(deployment)
         }
 
+    /**
+     * Does what [decision] says, and returns when to look again: every decision is a branch of its own.
+     * Those that write once (or nothing) and then wait for the next event look again only when a failed
+     * run is due to be tried again ([RunRetry]).
+     */
     private fun act(decision: GateDecision, ctx: RunContext): Duration? {
-        // a run of an earlier restart count has nothing left to do, and its record says so
-        val startedHere = pool.cancelPod(ctx.podKey, keep = ctx.runKey)
-        if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod), startedHere)
-        // "off" must hold in a row: any other decision means the Deployment said "on" meanwhile
-        if (decision != GateDecision.RELEASE) optOut.forget(ctx.podKey)
+        endEarlierRuns(decision, ctx)
+        val retryDue = ctx.retry.check.dueIn
         return when (decision) {
             GateDecision.IN_PROGRESS -> {
                 RunActions.untilDeadline(ctx.deadline)
@@ -195,55 +197,63 @@ class PodReconciler(
             }
 
             GateDecision.START -> {
-                completions.backoff(ctx.podKey)?.let { minOf(it, RunActions.untilDeadline(ctx.deadline)) }
-                    ?: actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+                start(ctx)
             }
 
             GateDecision.RELEASE -> {
                 optOut.release(ctx)
             }
 
-            // a failed run that will be tried later (a failure on danki's side): look again then
-            else -> {
-                ctx.retry.check.dueIn
-                    .also { settle(decision, ctx) }
+            GateDecision.WAIT -> {
+                retryDue
             }
-        }
-    }
 
-    /** The decisions that write once (or nothing) and wait for the next event. */
-    private fun settle(decision: GateDecision, ctx: RunContext) =
-        when (decision) {
             GateDecision.IGNORE -> {
                 pool.cancelPod(ctx.podKey)
+                retryDue
             }
 
             GateDecision.DONE -> {
                 syncDone(ctx)
+                retryDue
             }
 
             GateDecision.RESET_AFTER_RESTART -> {
                 actions.resetAfterRestart(ctx)
+                retryDue
             }
 
             GateDecision.PUBLISH_RESULT -> {
                 recorder.publish(ctx.pod, ctx.runName, ctx.cachedRun)
+                retryDue
             }
 
             GateDecision.FAIL_INVALID_CONFIG -> {
                 actions.fail(ctx, Keys.RunConditions.REASON_INVALID_CONFIG, ctx.plan.problems.joinToString("; "))
+                retryDue
             }
 
             GateDecision.FAIL_TARGET_REFUSED -> {
                 val refusal = WarmupTarget.refusal(ctx.pod, config.allowHostNetwork) ?: "target refused"
                 actions.fail(ctx, Keys.RunConditions.REASON_TARGET_REFUSED, refusal)
-            }
-
-            // WAIT, and the decisions act() handles itself
-            else -> {
-                Unit
+                retryDue
             }
         }
+    }
+
+    /** Starts the warm-up, unless the pod's last one crashed and its back-off is not over. */
+    private fun start(ctx: RunContext): Duration? =
+        completions.backoff(ctx.podKey)?.let { minOf(it, RunActions.untilDeadline(ctx.deadline)) }
+            ?: actions.start(ctx, readySeen["${ctx.podKey}/${ctx.restarts}"] ?: Instant.now())
+
+    /** Before any decision: the runs of earlier restart counts end, and an opt-out in progress is forgotten. */
+    private fun endEarlierRuns(decision: GateDecision, ctx: RunContext) {
+        // a run of an earlier restart count has nothing left to do, and its record says so
+        val startedHere = pool.cancelPod(ctx.podKey, keep = ctx.runKey)
+        if (decision != GateDecision.IGNORE) actions.supersede(ctx, runsOf(ctx.pod), startedHere)
+        // "off" must hold in a row: any other decision means the Deployment said "on" meanwhile
+        if (decision != GateDecision.RELEASE) optOut.forget(ctx.podKey)
+    }
 
     /**
      * A decided pod's record shows its result: this process's, or, when the gate was decided by a
@@ -268,18 +278,18 @@ class PodReconciler(
         return from.plus(plan.plan?.timeout ?: WarmupPlan.DEFAULT_TIMEOUT)
     }
 
-    /** A pod this young may have a Deployment the cache has not seen yet; an older one's is gone. */
-    private fun ownerMayBeComing(pod: Pod): Boolean {
-        val created = RunStatuses.instantOf(pod.metadata?.creationTimestamp) ?: return true
-        return Duration.between(created, Instant.now()) < OWNER_CACHE_GRACE
-    }
-
     companion object {
         const val NAME = "pods"
 
         /** How long a pod waits for its Deployment to reach the cache before it is decided without it. */
         val OWNER_CACHE_GRACE: Duration = Duration.ofSeconds(30)
         private val OWNER_CACHE_RETRY: Duration = Duration.ofSeconds(1)
+
+        /** A pod this young may have a Deployment the cache has not seen yet; an older one's is gone. */
+        private fun ownerMayBeComing(pod: Pod): Boolean {
+            val created = RunStatuses.instantOf(pod.metadata?.creationTimestamp) ?: return true
+            return Duration.between(created, Instant.now()) < OWNER_CACHE_GRACE
+        }
 
         /**
          * The pods this reconciler is called for: gated ones, and in webhook mode every pod a Deployment

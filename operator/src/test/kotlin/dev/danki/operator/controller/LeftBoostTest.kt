@@ -7,13 +7,12 @@ import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
-import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.testkit.readyGatedPod
+import dev.danki.operator.testkit.readyGatedPodRun
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.PodConditionBuilder
 import io.kotest.matchers.shouldBe
 import io.mockk.every
@@ -31,7 +30,7 @@ import java.time.Instant
  */
 class LeftBoostTest {
     private val pod = readyGatedPod()
-    private val run = run(WarmupRun.PHASE_RUNNING, boosted())
+    private val run = readyGatedPodRun(WarmupRun.PHASE_RUNNING, boosted())
     private val resize =
         mockk<PodResize>(relaxed = true) {
             every { await(any(), any(), any(), any()) } returns PodResize.Outcome.Applied
@@ -135,7 +134,7 @@ class LeftBoostTest {
 
     @Test
     fun `a run without a boost left is closed as it was, with no resize`() {
-        val plain = run(WarmupRun.PHASE_RUNNING, null)
+        val plain = readyGatedPodRun(WarmupRun.PHASE_RUNNING)
         actions.fail(context(run = plain), Keys.RunConditions.REASON_TIMEOUT, "no result within the timeout")
         actions.release(context(run = plain))
         verify(exactly = 0) { resize.request(any(), any(), any(), any()) }
@@ -149,21 +148,5 @@ class LeftBoostTest {
             cpu = "1"
             fromLimit = "200m"
             summary = "200m->1"
-        }
-
-    private fun run(phase: String, boost: CpuBoostStatus?) =
-        WarmupRun().apply {
-            metadata = ObjectMetaBuilder().withNamespace("shop").withName("web-1").build()
-            spec =
-                WarmupRunSpec().apply {
-                    podName = "web-1"
-                    podUid = "uid-1"
-                    restartCount = 0
-                }
-            status =
-                WarmupRunStatus().apply {
-                    this.phase = phase
-                    cpuBoost = boost
-                }
         }
 }

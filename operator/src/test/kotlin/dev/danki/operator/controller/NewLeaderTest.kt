@@ -4,13 +4,11 @@ import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRun
-import dev.danki.operator.kube.WarmupRunSpec
-import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.testkit.readyGatedPod
+import dev.danki.operator.testkit.readyGatedPodRun
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.javaoperatorsdk.operator.api.reconciler.Context
 import io.mockk.every
@@ -25,7 +23,7 @@ import org.junit.jupiter.api.Test
  */
 class NewLeaderTest {
     private var pod = readyGatedPod()
-    private var run = run(WarmupRun.PHASE_RUNNING)
+    private var run = readyGatedPodRun(WarmupRun.PHASE_RUNNING)
     private val caches =
         mockk<Caches> {
             every { pods.get("shop", "web-1") } answers { pod }
@@ -65,7 +63,7 @@ class NewLeaderTest {
 
     @Test
     fun `a result recorded in the run but not on the gate is published onto the gate`() {
-        run = run(WarmupRun.PHASE_SUCCEEDED)
+        run = readyGatedPodRun(WarmupRun.PHASE_SUCCEEDED)
         for (leader in twoNewLeaders()) {
             verify(exactly = 1) { leader.recorder.publish(pod, "web-1", run) }
             verify(exactly = 0) { leader.actions.start(any(), any()) }
@@ -88,16 +86,4 @@ class NewLeaderTest {
             verify(exactly = 0) { leader.actions.start(any(), any()) }
         }
     }
-
-    private fun run(phase: String) =
-        WarmupRun().apply {
-            metadata = ObjectMetaBuilder().withNamespace("shop").withName("web-1").build()
-            spec =
-                WarmupRunSpec().apply {
-                    podName = "web-1"
-                    podUid = "uid-1"
-                    restartCount = 0
-                }
-            status = WarmupRunStatus().apply { this.phase = phase }
-        }
 }

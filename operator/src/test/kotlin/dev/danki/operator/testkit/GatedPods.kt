@@ -1,6 +1,11 @@
 package dev.danki.operator.testkit
 
+import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunSpec
+import dev.danki.operator.kube.WarmupRunStatus
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import java.time.Instant
@@ -46,3 +51,20 @@ fun readyGatedPod(owner: String? = null, created: Instant? = null, gate: String?
             }
         }.endStatus()
         .build()
+
+/** The WarmupRun of [readyGatedPod] (restart count 0) in [phase], with the [cpuBoost] record a leader wrote. */
+fun readyGatedPodRun(phase: String, cpuBoost: CpuBoostStatus? = null): WarmupRun =
+    WarmupRun().apply {
+        metadata = ObjectMetaBuilder().withNamespace("shop").withName("web-1").build()
+        spec =
+            WarmupRunSpec().apply {
+                podName = "web-1"
+                podUid = "uid-1"
+                restartCount = 0
+            }
+        status =
+            WarmupRunStatus().apply {
+                this.phase = phase
+                this.cpuBoost = cpuBoost
+            }
+    }
