@@ -22,7 +22,10 @@
 #   4. Read-only: a pod that mounts the claim read-only cannot write it; the cache file is 0444.
 #      A pod that could write it (the claim mounted read-write, as its owner's user) and changes the
 #      file: the next pod's check refuses it (checksum mismatch), so its run says `absent (...)`.
-#   5. An old JVM: `old` (the sample service on JDK 17) with the annotation: its AotCache turns
+#   5. The claim deleted: while the pods that mount it keep it (Terminating), a new pod gets no cache
+#      and starts, where it would wait Pending on the claim; once it is gone, the Deployment's next
+#      change makes it again and trains the cache (cause ClaimRecreated).
+#   6. An old JVM: `old` (the sample service on JDK 17) with the annotation: its AotCache turns
 #      Unsupported with an AotCacheUnsupported Warning, and its pods still warm (Succeeded, no cache).
 #
 # Env: KUBECTL, HELM3 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
@@ -112,6 +115,9 @@ event_on() { # KIND NAME REASON: an Event of REASON on the object
 }
 training_pods_gone() { [[ -z $(ka get pods -l danki.dev/aot-training -o name) ]]; }
 claim_bound() { [[ $(ka get pvc "danki-aot-$1" -o jsonpath='{.status.phase}') == Bound ]]; }
+claim_terminating() { [[ -n $(ka get pvc "danki-aot-$1" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) ]]; }
+claim_gone() { ! ka get pvc "danki-aot-$1" >/dev/null 2>&1; }
+cache_cause_is() { [[ $(cache_field "$1" trainCause) == "$2" ]]; } # DEPLOYMENT CAUSE
 all_runs_done() { local p; for p in "$@"; do run_done "$p" || return 1; done; }
 
 # new_pods APP KNOWN COUNT: waits for COUNT live pods of APP not in KNOWN and prints them, oldest first
@@ -259,15 +265,35 @@ phase_read_only() {
   ka delete pod reader tamper --ignore-not-found --wait=false >/dev/null
 }
 
-# --- 5: a JVM without the AOT cache ----------------------------------------------------------------
+# --- 5: the claim deleted ------------------------------------------------------------------------
+phase_claim_gone() {
+  local known pod
+  ka delete pvc danki-aot-exam --wait=false >/dev/null
+  # the pods that mount it keep it until they go (the kubernetes.io/pvc-protection finalizer)
+  check "5: the deleted claim is kept, Terminating, while pods mount it" wait_for 60 "the claim Terminating" claim_terminating exam
+  known=$(live_pods exam)
+  ka scale deploy exam --replicas=6 >/dev/null
+  pod=$(new_pods exam "$known" 1)
+  check "5: a new pod gets no cache (no digest on it)" same "$(pod_sha "$pod")" ""
+  check "5: and starts, not Pending on the claim: its warm-up ends" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
+  check "5: Succeeded, with no cache ($(run_phase "$pod"), aotCache '$(run_aot "$pod")')" same "$(run_phase "$pod")/$(run_aot "$pod")" "Succeeded/"
+  ka scale deploy exam --replicas=0 >/dev/null
+  check "5: the claim goes with the last pod that mounts it" wait_for 180 "the claim gone" claim_gone exam
+  ka scale deploy exam --replicas=1 >/dev/null
+  check "5: the Deployment's next change makes the claim again and trains (cause ClaimRecreated)" \
+    wait_for 120 "a training caused by ClaimRecreated" cache_cause_is exam ClaimRecreated
+  check "5: the claim is back" wait_for 120 "the claim Bound" claim_bound exam
+}
+
+# --- 6: a JVM without the AOT cache ----------------------------------------------------------------
 phase_old_jvm() {
   exam_app old "danki/sample-service:$IMAGE_TAG"
-  check "5: the AotCache of old (JDK 17) turns Unsupported" wait_for "$TIMEOUT" "AotCache old Unsupported" cache_phase_is old Unsupported
-  check "5: with an AotCacheUnsupported Warning naming JDK 25" grep -q 'JDK 25' <<<"$(cache_field old message)"
-  check "5: an AotCacheUnsupported Event on the Deployment" event_on Deployment old AotCacheUnsupported
+  check "6: the AotCache of old (JDK 17) turns Unsupported" wait_for "$TIMEOUT" "AotCache old Unsupported" cache_phase_is old Unsupported
+  check "6: with an AotCacheUnsupported Warning naming JDK 25" grep -q 'JDK 25' <<<"$(cache_field old message)"
+  check "6: an AotCacheUnsupported Event on the Deployment" event_on Deployment old AotCacheUnsupported
   local pod; pod=$(live_pods old | head -1)
-  check "5: its pod still warms" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
-  check "5: Succeeded, with no cache ($(run_phase "$pod"), aotCache '$(run_aot "$pod")')" same "$(run_phase "$pod")/$(run_aot "$pod")" "Succeeded/"
+  check "6: its pod still warms" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
+  check "6: Succeeded, with no cache ($(run_phase "$pod"), aotCache '$(run_aot "$pod")')" same "$(run_phase "$pod")/$(run_aot "$pod")" "Succeeded/"
 }
 
 main() {
@@ -280,7 +306,7 @@ main() {
   kc create namespace "$APP" >/dev/null
   if helm_install; then pass "0: helm install with aotCache.enabled, runner.enabled, storage class danki-local"
   else fail "0: helm install with aotCache.enabled"; diagnose; echo "$PASSED passed, $FAILED failed"; exit 1; fi
-  for phase in phase_training phase_used phase_rejected phase_read_only phase_old_jvm; do
+  for phase in phase_training phase_used phase_rejected phase_read_only phase_claim_gone phase_old_jvm; do
     phase_started=$SECONDS
     "$phase"
     echo "     ($phase: $((SECONDS - phase_started)) s)"

@@ -141,7 +141,8 @@ app.kubernetes.io/component: operator
 {{- end }}
 {{- if .Values.aotCache.enabled }}
 # AOT caches: each Deployment's AotCache (named after it, owned by it) and its status, which only
-# danki writes; the claim that stores the file, created once; the training and sealing pods, deleted
+# danki writes; the claim that stores the file, created once and watched (danki's own, by label), so
+# that no pod is given a claim that is gone; the training and sealing pods, deleted
 # after each training (create/delete also come with runner.enabled, which aotCache needs); and the
 # first bytes of a pod's log, where its JVM says whether it refused the cache.
 - apiGroups: ["danki.dev"]
@@ -152,7 +153,7 @@ app.kubernetes.io/component: operator
   verbs: ["patch"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  verbs: ["get", "create"]
+  verbs: ["get", "list", "watch", "create"]
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]

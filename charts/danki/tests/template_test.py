@@ -338,7 +338,7 @@ def test_runner(helm):
 AOT_RULES = [
     {"apiGroups": ["danki.dev"], "resources": ["aotcaches"], "verbs": ["get", "list", "watch", "create"]},
     {"apiGroups": ["danki.dev"], "resources": ["aotcaches/status"], "verbs": ["patch"]},
-    {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "create"]},
+    {"apiGroups": [""], "resources": ["persistentvolumeclaims"], "verbs": ["get", "list", "watch", "create"]},
     {"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
 ]
 

@@ -23,8 +23,14 @@ class AotStore(
     private val client: KubernetesClient,
     private val settings: AotSettings,
 ) {
-    /** The Deployment's AotCache, created with its claim when missing. */
-    fun ensure(deployment: Deployment): AotCache {
+    /** A Deployment's AotCache, and whether its claim was missing and has just been made (empty). */
+    data class Ensured(
+        val cache: AotCache,
+        val claimCreated: Boolean,
+    )
+
+    /** The Deployment's AotCache, created with its claim when missing; a claim that is gone is made again. */
+    fun ensure(deployment: Deployment): Ensured {
         val namespace = deployment.metadata.namespace
         val name = deployment.metadata.name
         val caches = client.resources(AotCache::class.java).inNamespace(namespace)
@@ -35,8 +41,7 @@ class AotStore(
                 if (e.code != ApiStatus.CONFLICT) throw e
                 caches.withName(name).get() ?: throw e
             }
-        ensureClaim(cache)
-        return cache
+        return Ensured(cache, ensureClaim(cache))
     }
 
     private fun newCache(deployment: Deployment) =
@@ -45,7 +50,7 @@ class AotStore(
                 ObjectMetaBuilder()
                     .withName(deployment.metadata.name)
                     .withNamespace(deployment.metadata.namespace)
-                    .withLabels<String, String>(mapOf("app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER))
+                    .withLabels<String, String>(mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER))
                     .withOwnerReferences(
                         OwnerReferenceBuilder()
                             .withApiVersion("apps/v1")
@@ -63,16 +68,19 @@ class AotStore(
                 }
         }
 
-    /** Creates the claim once; a claim's spec is immutable, so an existing one is left as it is. */
-    private fun ensureClaim(cache: AotCache) {
+    /**
+     * Creates the claim when it is missing; true when it did. A claim's spec is immutable, so an existing
+     * one is left as it is.
+     */
+    private fun ensureClaim(cache: AotCache): Boolean {
         val claims = client.persistentVolumeClaims().inNamespace(cache.metadata.namespace)
-        if (claims.withName(cache.spec.claimName).get() != null) return
+        if (claims.withName(cache.spec.claimName).get() != null) return false
         val claim =
             PersistentVolumeClaimBuilder()
                 .withNewMetadata()
                 .withName(cache.spec.claimName)
                 .withNamespace(cache.metadata.namespace)
-                .withLabels<String, String>(mapOf("app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER))
+                .withLabels<String, String>(mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER))
                 .addNewOwnerReference()
                 .withApiVersion(Keys.API_VERSION)
                 .withKind(Keys.AOT_CACHE_KIND)
@@ -90,10 +98,12 @@ class AotStore(
                 .endResources()
                 .endSpec()
                 .build()
-        try {
+        return try {
             claims.resource(claim).create()
+            true
         } catch (e: KubernetesClientException) {
             if (e.code != ApiStatus.CONFLICT) throw e
+            false
         }
     }
 

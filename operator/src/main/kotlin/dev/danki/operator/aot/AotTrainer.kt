@@ -65,9 +65,9 @@ class AotTrainer(
         val plan = parser.parse(annotations, spec).plan
         val jvm = JvmContainer.of(spec, annotations[Keys.Annotations.PORT])
         if (plan == null || jvm == null) return null
-        val cache = store.ensure(deployment)
+        val (cache, claimCreated) = store.ensure(deployment)
         val template = JvmContainer.templateDigest(spec)
-        return TrainingDecision.of(cache.status, jvm, template, trainRequest)?.let { cause ->
+        return TrainingDecision.of(cache.status, jvm, template, trainRequest, claimCreated)?.let { cause ->
             Training.Input(deployment, cache, jvm, template, plan, cause, trainRequest)
         }
     }

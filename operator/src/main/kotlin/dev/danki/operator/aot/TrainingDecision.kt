@@ -14,6 +14,9 @@ object TrainingDecision {
     const val REJECTED = "Rejected"
     const val REQUESTED = "Requested"
 
+    /** The claim that held a ready cache was gone and has been made again, empty. */
+    const val CLAIM_RECREATED = "ClaimRecreated"
+
     /** A training left in progress by a replica that stopped or lost the lease. */
     const val RESUMED = "Resumed"
 
@@ -22,14 +25,22 @@ object TrainingDecision {
 
     /**
      * The cause to train with, or null: nothing to do. [templateDigest]: of the whole pod template;
-     * [trainRequest]: the Deployment's `danki.dev/aot-train`. A ready cache is retrained when the JVM's
-     * code or options change; a failed or unsupported one on any change of the template (a fixed volume,
+     * [trainRequest]: the Deployment's `danki.dev/aot-train`; [claimCreated]: the claim was missing and
+     * has just been made, empty. A ready cache is retrained when the JVM's code or options change, or its
+     * file went with its claim; a failed or unsupported one on any change of the template (a fixed volume,
      * a new library path), since that may be what made it fail.
      */
-    fun of(status: AotCacheStatus?, jvm: JvmContainer, templateDigest: String, trainRequest: String?): String? {
+    fun of(
+        status: AotCacheStatus?,
+        jvm: JvmContainer,
+        templateDigest: String,
+        trainRequest: String?,
+        claimCreated: Boolean = false,
+    ): String? {
         if (status?.phase == null) return CREATED
         return when {
             status.phase == AotCache.PHASE_TRAINING -> RESUMED
+            claimCreated && status.phase == AotCache.PHASE_READY -> CLAIM_RECREATED
             trainRequest != null && trainRequest != status.trainRequest -> REQUESTED
             templateChanged(status, jvm, templateDigest) -> TEMPLATE_CHANGED
             rejected(status) -> REJECTED

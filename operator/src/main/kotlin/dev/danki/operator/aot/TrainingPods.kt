@@ -161,7 +161,7 @@ object TrainingPods {
             .withLabels<String, String>(
                 mapOf(
                     Keys.Aot.TRAINING_LABEL to "true",
-                    "app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER,
+                    Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER,
                     "app.kubernetes.io/component" to "aot-$what",
                 ),
             ).withOwnerReferences(

@@ -114,7 +114,9 @@ class AotCacheStatus {
     @JsonPropertyDescription("The Deployment's danki.dev/aot-train value the last training answered.")
     var trainRequest: String? = null
 
-    @JsonPropertyDescription("Why the cache was last trained: Created, TemplateChanged, Rejected or Requested.")
+    @JsonPropertyDescription(
+        "Why the cache was last trained: Created, TemplateChanged, Rejected, Requested, Resumed or ClaimRecreated.",
+    )
     var trainCause: String? = null
 
     @JsonPropertyDescription("SHA-256 of a cache a pod's JVM refused; it is retrained once per template.")

@@ -2,6 +2,7 @@ package dev.danki.operator.kube
 
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer
@@ -33,6 +34,12 @@ class Caches(
     /** The Deployments' AOT caches (named as their Deployment), which the webhook gives new pods. */
     val aotCaches: Cache<AotCache>? = if (aot) Cache("AotCaches") else null
 
+    /**
+     * The claims that store the AOT caches (danki's, by [Keys.MANAGED_BY_DANKI]): the webhook gives no pod
+     * a claim that is gone, which would leave it Pending.
+     */
+    val aotClaims: Cache<PersistentVolumeClaim>? = if (aot) Cache("AotClaims") else null
+
     /** Namespaces, for their opt-in label; cluster-scoped, null when not needed. */
     val namespaces: Cache<Namespace>? = if (namespaceOptIn) Cache("Namespaces") else null
 
@@ -62,6 +69,12 @@ class Caches(
             aotCaches?.let { cache ->
                 secondary(context, AotCache::class.java, "aotcaches") { emptySet() }.also(cache::bind)
             }
+        val claimSource =
+            aotClaims?.let { cache ->
+                secondary(context, PersistentVolumeClaim::class.java, "aotclaims", labels = Keys.MANAGED_BY_DANKI) {
+                    emptySet()
+                }.also(cache::bind)
+            }
         deployments.bind(deploymentSource)
         runs.bind(runSource)
         runs.addIndex(
@@ -74,7 +87,7 @@ class Caches(
                     ids(pods.list(n.metadata.name))
                 }.also(cache::bind)
             }
-        return listOfNotNull(deploymentSource, runSource, aotSource, namespaceSource)
+        return listOfNotNull(deploymentSource, runSource, aotSource, claimSource, namespaceSource)
     }
 
     /** Every cache has listed its objects once: what `/readyz` reports. */
@@ -123,7 +136,8 @@ class Caches(
 
     fun runsOf(namespace: String, pod: String): List<WarmupRun> = runs.byIndex(BY_POD, ObjectKeys.of(namespace, pod))
 
-    private fun all(): List<Cache<out HasMetadata>> = listOfNotNull(pods, deployments, runs, aotCaches, namespaces)
+    private fun all(): List<Cache<out HasMetadata>> =
+        listOfNotNull(pods, deployments, runs, aotCaches, aotClaims, namespaces)
 
     companion object {
         const val BY_DEPLOYMENT = "deployment"
@@ -139,6 +153,8 @@ class Caches(
             type: Class<R>,
             name: String,
             allNamespaces: Boolean = false,
+            /** A label selector: only these objects are cached. */
+            labels: String? = null,
             toPods: (R) -> Set<ResourceID>,
         ): InformerEventSource<R, Pod> {
             val builder =
@@ -147,6 +163,7 @@ class Caches(
                     .withName(name)
                     .withSecondaryToPrimaryMapper { r -> toPods(r) }
             if (allNamespaces) builder.withWatchAllNamespaces() else builder.withNamespacesInheritedFromController()
+            labels?.let { builder.withLabelSelector(it) }
             return InformerEventSource(builder.build(), context)
         }
     }

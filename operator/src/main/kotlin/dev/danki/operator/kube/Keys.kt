@@ -25,6 +25,12 @@ object Keys {
     /** Readiness-gate condition type that a warm-up sets True. */
     const val GATE_CONDITION = "${PREFIX}warmed"
 
+    /** The recommended label on what danki creates (value [FIELD_MANAGER]): runner, training pods, claims. */
+    const val MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+
+    /** Selects what danki created, by [MANAGED_BY_LABEL]. */
+    const val MANAGED_BY_DANKI = "$MANAGED_BY_LABEL=$FIELD_MANAGER"
+
     /** Label on the pod template of an opted-in Deployment; same key as the opt-in annotation. */
     const val WARMUP_LABEL = "${PREFIX}warmup"
     const val WARMUP_LABEL_VALUE = "enabled"

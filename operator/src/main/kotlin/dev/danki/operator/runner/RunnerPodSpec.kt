@@ -182,7 +182,7 @@ object RunnerPodSpec {
     private fun labels(name: String) =
         mapOf(
             Keys.RunnerLabels.RUNNER to name,
-            "app.kubernetes.io/managed-by" to Keys.FIELD_MANAGER,
+            Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER,
             "app.kubernetes.io/component" to "warmup-runner",
         )
 

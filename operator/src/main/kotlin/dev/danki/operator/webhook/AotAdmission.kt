@@ -3,6 +3,7 @@ package dev.danki.operator.webhook
 import dev.danki.operator.aot.AotInjection
 import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.Keys
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import org.slf4j.LoggerFactory
@@ -21,6 +22,8 @@ class AotAdmission(
     private val runnerImage: String,
     /** The AotCache named [name] in [namespace] (the Deployment's), or null. */
     private val caches: (namespace: String, name: String) -> AotCache?,
+    /** The claim [name] in [namespace] (danki's informer of its claims), or null. */
+    private val claims: (namespace: String, name: String) -> PersistentVolumeClaim?,
     private val now: () -> Instant = Instant::now,
 ) {
     private val log = LoggerFactory.getLogger(AotAdmission::class.java)
@@ -31,8 +34,15 @@ class AotAdmission(
         val name = deployment.metadata?.name ?: return emptyList()
         // one map read saved for the many Deployments without the feature
         if (deployment.metadata.annotations?.get(Keys.Annotations.AOT_CACHE) == null) return emptyList()
-        val result = AotInjection.patchFor(pod, deployment, caches(namespace, name), runnerImage)
+        val cache = caches(namespace, name)
+        val result = AotInjection.patchFor(pod, deployment, cache, runnerImage)
         result.refusal?.let { refused(namespace, name, it) }
+        val claim = cache?.spec?.claimName
+        if (result.ops.isNotEmpty() && claim != null && !usable(claims(namespace, claim))) {
+            // a pod that mounts a claim that is gone, or going, stays Pending: it starts without the cache
+            refused(namespace, name, "its claim $claim is gone; danki makes it again and retrains the cache")
+            return emptyList()
+        }
         if (result.ops.isNotEmpty()) {
             log
                 .atDebug()
@@ -43,6 +53,9 @@ class AotAdmission(
         }
         return result.ops
     }
+
+    /** A claim being deleted waits only for the pods that use it to go: a new pod would wait for good. */
+    private fun usable(claim: PersistentVolumeClaim?) = claim != null && claim.metadata?.deletionTimestamp == null
 
     /** Logs [reason] unless it was logged for [deployment] within [REPEAT]; whether it was logged now. */
     internal fun refused(namespace: String, deployment: String, reason: String): Boolean {

@@ -28,9 +28,14 @@ class Webhook(
         )
     private val aot =
         caches.aotCaches?.let { cache ->
+            val claims = checkNotNull(caches.aotClaims) { "the AOT caches come with their claims" }
             runnerImage?.let { image ->
-                // unbound until JOSDK creates the informer: no cache yet, so a cold start
-                AotAdmission(image, { namespace, name -> if (cache.isBound) cache.get(namespace, name) else null })
+                // unbound until JOSDK creates the informers: no cache yet, so a cold start
+                AotAdmission(
+                    image,
+                    { namespace, name -> if (cache.isBound) cache.get(namespace, name) else null },
+                    { namespace, name -> if (claims.isBound) claims.get(namespace, name) else null },
+                )
             }
         }
     val server =

@@ -80,6 +80,14 @@ class TrainingDecisionTest {
     }
 
     @Test
+    fun `a ready cache whose claim was gone and made again, empty, is retrained`() {
+        TrainingDecision.of(ready(), jvm, "t1", null, claimCreated = true) shouldBe TrainingDecision.CLAIM_RECREATED
+        // a failed cache has no file to lose: its training waits for a change of the template, as before
+        val failed = ready().apply { phase = AotCache.PHASE_FAILED }
+        TrainingDecision.of(failed, jvm, "t1", null, claimCreated = true) shouldBe null
+    }
+
+    @Test
     fun `a training left in progress is resumed`() {
         TrainingDecision.of(ready().apply { phase = AotCache.PHASE_TRAINING }, jvm, "t1", null) shouldBe
             TrainingDecision.RESUMED

@@ -6,6 +6,8 @@ import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import io.fabric8.kubernetes.api.model.ContainerBuilder
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization
@@ -31,14 +33,23 @@ class AotAdmissionTest {
             .endMetadata()
             .build()
 
-    private fun admission(deployment: Deployment, cache: AotCache?): PodAdmission {
+    private fun admission(
+        deployment: Deployment,
+        cache: AotCache?,
+        claim: PersistentVolumeClaim? = PersistentVolumeClaimBuilder().withNewMetadata().endMetadata().build(),
+    ): PodAdmission {
         val reads =
             object : OptInLookup.Reads {
                 override fun deployment(namespace: String, name: String) = deployment.takeIf { name == "exam" }
 
                 override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
             }
-        val aot = AotAdmission(AotFixtures.RUNNER, { ns, name -> cache.takeIf { ns == "shop" && name == "exam" } })
+        val aot =
+            AotAdmission(
+                AotFixtures.RUNNER,
+                { ns, name -> cache.takeIf { ns == "shop" && name == "exam" } },
+                { _, name -> claim.takeIf { name == cache?.spec?.claimName } },
+            )
         val lookup = OptInLookup(reads, reads, metrics, namespaceOptIn = false)
         return PodAdmission(metrics, lookup, KubernetesSerialization(), aot)
     }
@@ -96,9 +107,25 @@ class AotAdmissionTest {
     }
 
     @Test
+    fun `a pod whose cache's claim is gone, or being deleted, starts without the cache, not Pending on the claim`() {
+        val cache = AotFixtures.cache(trainedOn = sent)
+        val deleting =
+            PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withDeletionTimestamp(
+                    "2026-11-27T13:00:00Z",
+                ).endMetadata()
+                .build()
+        for (claim in listOf(null, deleting)) {
+            patchOf(admission(deployment("enabled"), cache, claim)).map { it["path"] } shouldBe
+                listOf("/spec/readinessGates", "/metadata/labels/danki.dev~1warmup")
+        }
+    }
+
+    @Test
     fun `a refusal is logged once per Deployment and reason, and again after an hour`() {
         var now = Instant.parse("2026-11-26T12:00:00Z")
-        val aot = AotAdmission(AotFixtures.RUNNER, { _, _ -> null }, now = { now })
+        val aot = AotAdmission(AotFixtures.RUNNER, { _, _ -> null }, { _, _ -> null }, now = { now })
 
         aot.refused("shop", "exam", "envFrom") shouldBe true
         aot.refused("shop", "exam", "envFrom") shouldBe false
