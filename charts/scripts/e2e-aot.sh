@@ -120,6 +120,14 @@ claim_gone() { ! ka get pvc "danki-aot-$1" >/dev/null 2>&1; }
 cache_cause_is() { [[ $(cache_field "$1" trainCause) == "$2" ]]; } # DEPLOYMENT CAUSE
 all_runs_done() { local p; for p in "$@"; do run_done "$p" || return 1; done; }
 
+# scaled_pods REPLICAS COUNT: scales exam to REPLICAS and prints COUNT of its new pods, oldest first
+scaled_pods() {
+  local known
+  known=$(live_pods exam)
+  ka scale deploy exam --replicas="$1" >/dev/null
+  new_pods exam "$known" "$2"
+}
+
 # new_pods APP KNOWN COUNT: waits for COUNT live pods of APP not in KNOWN and prints them, oldest first
 new_pods() {
   local app=$1 known=$2 count=$3 deadline=$((SECONDS + TIMEOUT)) found
@@ -171,10 +179,8 @@ phase_training() {
 
 # --- 2: used ---------------------------------------------------------------------------------------
 phase_used() {
-  local known pods pod
-  known=$(live_pods exam)
-  ka scale deploy exam --replicas=3 >/dev/null
-  pods=$(new_pods exam "$known" 2)
+  local pods pod
+  pods=$(scaled_pods 3 2)
   check "2: two new pods ($(echo "$pods" | tr '\n' ' '))" test "$(grep -c . <<<"$pods")" -eq 2
   for pod in $pods; do
     check "2: $pod carries the cache's digest" same "$(pod_sha "$pod")" "$SHA"
@@ -217,9 +223,7 @@ phase_rejected() {
   check "3: the retraining's cause is TemplateChanged or Rejected (got $(cache_field exam trainCause))" \
     grep -qE '^(TemplateChanged|Rejected)$' <<<"$(cache_field exam trainCause)"
   SHA=$(cache_field exam sha256)
-  known=$(live_pods exam)
-  ka scale deploy exam --replicas=4 >/dev/null
-  pod=$(new_pods exam "$known" 1)
+  pod=$(scaled_pods 4 1)
   check "3: the next pod gets the new cache" same "$(pod_sha "$pod")" "$SHA"
   check "3: its warm-up ends" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
   check "3: and its JVM uses it (got '$(run_aot "$pod")')" same "$(run_aot "$pod")" used
@@ -249,16 +253,14 @@ pod_ended() { [[ $(ka get pod "$1" -o jsonpath='{.status.phase}') =~ ^(Succeeded
 
 # --- 4: nobody else writes the cache --------------------------------------------------------------
 phase_read_only() {
-  local out known pod
+  local out pod
   out=$(claim_pod reader true 1000 "ls -ln /store/cache; touch /store/cache/x 2>/dev/null && echo WROTE || echo REFUSED")
   check "4: a pod with the claim read-only cannot write it" grep -q '^REFUSED$' <<<"$out"
   check "4: the cache file is read-only for everyone (-r--r--r--)" grep -q "^-r--r--r-- .* $SHA.aot$" <<<"$out"
   # a pod that can write (read-write, as the sealer's user) replaces the file: the digest stops matching
   out=$(claim_pod tamper false 65532 "f=/store/cache/$SHA.aot; cat \$f > /tmp/c && echo tampered >> /tmp/c && rm -f \$f && cp /tmp/c \$f && echo CHANGED")
   check "4: a pod mounting the claim read-write changes the file" grep -q '^CHANGED$' <<<"$out"
-  known=$(live_pods exam)
-  ka scale deploy exam --replicas=5 >/dev/null
-  pod=$(new_pods exam "$known" 1)
+  pod=$(scaled_pods 5 1)
   check "4: the next pod's warm-up ends" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
   check "4: its check refused the changed file: absent (checksum mismatch) (got '$(run_aot "$pod")')" \
     grep -q '^absent (.*checksum' <<<"$(run_aot "$pod")"
@@ -267,13 +269,11 @@ phase_read_only() {
 
 # --- 5: the claim deleted ------------------------------------------------------------------------
 phase_claim_gone() {
-  local known pod
+  local pod
   ka delete pvc danki-aot-exam --wait=false >/dev/null
   # the pods that mount it keep it until they go (the kubernetes.io/pvc-protection finalizer)
   check "5: the deleted claim is kept, Terminating, while pods mount it" wait_for 60 "the claim Terminating" claim_terminating exam
-  known=$(live_pods exam)
-  ka scale deploy exam --replicas=6 >/dev/null
-  pod=$(new_pods exam "$known" 1)
+  pod=$(scaled_pods 6 1)
   check "5: a new pod gets no cache (no digest on it)" same "$(pod_sha "$pod")" ""
   check "5: and starts, not Pending on the claim: its warm-up ends" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
   check "5: Succeeded, with no cache ($(run_phase "$pod"), aotCache '$(run_aot "$pod")')" same "$(run_phase "$pod")/$(run_aot "$pod")" "Succeeded/"

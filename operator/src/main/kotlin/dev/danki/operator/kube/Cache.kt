@@ -34,6 +34,9 @@ class Cache<T : HasMetadata>(
 
     fun get(namespace: String, name: String): T? = source.get(ResourceID(name, namespace)).getOrNull()
 
+    /** [get], or null while JOSDK has not created the informer yet: for readers that may come first. */
+    fun find(namespace: String, name: String): T? = if (isBound) get(namespace, name) else null
+
     /** A cluster-scoped object by name. */
     fun get(name: String): T? = source.get(ResourceID(name)).getOrNull()
 

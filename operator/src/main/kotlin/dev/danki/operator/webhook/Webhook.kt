@@ -31,11 +31,7 @@ class Webhook(
             val claims = checkNotNull(caches.aotClaims) { "the AOT caches come with their claims" }
             runnerImage?.let { image ->
                 // unbound until JOSDK creates the informers: no cache yet, so a cold start
-                AotAdmission(
-                    image,
-                    { namespace, name -> if (cache.isBound) cache.get(namespace, name) else null },
-                    { namespace, name -> if (claims.isBound) claims.get(namespace, name) else null },
-                )
+                AotAdmission(image, cache::find, claims::find)
             }
         }
     val server =

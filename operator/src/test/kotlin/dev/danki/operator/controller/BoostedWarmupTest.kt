@@ -6,6 +6,7 @@ import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.testkit.SettableClock
 import dev.danki.operator.testkit.readyGatedPod
 import dev.danki.operator.warmup.AttemptStarter
 import dev.danki.operator.warmup.K6Outcome
@@ -161,16 +162,8 @@ class BoostedWarmupTest {
 
     @Test
     fun `a warm pass with no time left fails the warm-up on its timeout, numbered after the runs before it`() {
-        var now = Instant.now()
-        val clock =
-            object : java.time.Clock() {
-                override fun instant() = now
-
-                override fun getZone() = java.time.ZoneOffset.UTC
-
-                override fun withZone(zone: java.time.ZoneId?) = this
-            }
-        val deadline = now.plusSeconds(60)
+        val clock = SettableClock(Instant.now())
+        val deadline = clock.now.plusSeconds(60)
         val started = mutableListOf<Int>()
         val listener =
             object : dev.danki.operator.warmup.AttemptListener {
@@ -185,7 +178,7 @@ class BoostedWarmupTest {
             PhaseRuns(WarmupAttempts(starter, clock = clock), request, WarmupTask("shop/web-1", "shop/web-1"), listener)
         runs.send(setOf(WarmupPhase.COLD)) shouldBe true
         runs.send(setOf(WarmupPhase.WARMUP)) shouldBe true
-        now = deadline.minusSeconds(2)
+        clock.now = deadline.minusSeconds(2)
         runs.send(setOf(WarmupPhase.WARM)) shouldBe false
         started shouldBe listOf(1, 2)
         val failed = runs.result().outcome as K6Outcome.Failed
@@ -204,30 +197,22 @@ class BoostedWarmupTest {
 
         /** What warmup.js reports for a run of [phases]: the phases it did not send are empty. */
         fun completedSummary(phases: Set<WarmupPhase>): K6Summary {
-            fun pass(phase: WarmupPhase, p95: Double) =
-                if (phase in
+            /** A phase of the run with [requests] answers at [p95] ms each percentile; one it did not send is empty. */
+            fun sent(phase: WarmupPhase, requests: Long, p95: Double) =
+                if (phase !in
                     phases
                 ) {
-                    PhaseResult(100, 0, Percentiles(p95, p95, p95, p95, p95))
-                } else {
                     PhaseResult(0, 0, null)
+                } else {
+                    PhaseResult(requests, 0, Percentiles(p95, p95, p95, p95, p95))
                 }
             val warmedUp = WarmupPhase.WARMUP in phases
             return K6Summary(
                 stopReason = if (warmedUp) StopReason.Converged else StopReason.Measured,
                 abortMessage = null,
-                cold = pass(WarmupPhase.COLD, COLD_P95),
-                warmup =
-                    if (warmedUp) {
-                        PhaseResult(
-                            WARMUP_REQUESTS,
-                            0,
-                            Percentiles(20.0, 20.0, 20.0, 20.0, 20.0),
-                        )
-                    } else {
-                        PhaseResult(0, 0, null)
-                    },
-                warm = pass(WarmupPhase.WARM, WARM_P95),
+                cold = sent(WarmupPhase.COLD, 100, COLD_P95),
+                warmup = sent(WarmupPhase.WARMUP, WARMUP_REQUESTS, 20.0),
+                warm = sent(WarmupPhase.WARM, 100, WARM_P95),
                 firstRequestAtMillis = if (WarmupPhase.COLD in phases) FIRST_REQUEST else 0,
                 durationSeconds = 5.0,
                 evidence =

@@ -1,5 +1,6 @@
 package dev.danki.operator.warmup
 
+import dev.danki.operator.testkit.SettableClock
 import io.fabric8.kubernetes.api.model.Quantity
 import io.fabric8.kubernetes.client.KubernetesClientException
 import io.kotest.matchers.shouldBe
@@ -7,7 +8,6 @@ import org.junit.jupiter.api.Test
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
-import java.time.ZoneOffset
 
 class NodeCpuCapsTest {
     @Test
@@ -16,15 +16,7 @@ class NodeCpuCapsTest {
             .forEach { (cpu, cap) -> NodeCpuCaps.capFor(Quantity(cpu)) shouldBe cap }
     }
 
-    private var now = Instant.parse("2026-11-24T08:00:00Z")
-    private val clock =
-        object : Clock() {
-            override fun instant() = now
-
-            override fun getZone() = ZoneOffset.UTC
-
-            override fun withZone(zone: java.time.ZoneId?) = this
-        }
+    private val clock = SettableClock(Instant.parse("2026-11-24T08:00:00Z"))
 
     @Test
     fun `a node is read once per ttl`() {
@@ -36,7 +28,7 @@ class NodeCpuCapsTest {
             }, Duration.ofMinutes(10), clock)
         repeat(3) { caps.of("node-a") shouldBe 4 }
         reads shouldBe 1
-        now = now.plus(Duration.ofMinutes(11))
+        clock.now = clock.now.plus(Duration.ofMinutes(11))
         caps.of("node-a") shouldBe 4
         reads shouldBe 2
     }
@@ -65,7 +57,7 @@ class NodeCpuCapsTest {
         caps.of("node-a") shouldBe NodeCpuCaps.FALLBACK
         fail = false
         caps.of("node-a") shouldBe NodeCpuCaps.FALLBACK // within the retry: no read hammering a failing server
-        now = now.plus(NodeCpuCaps.RETRY_AFTER_FAILURE).plusSeconds(1)
+        clock.now = clock.now.plus(NodeCpuCaps.RETRY_AFTER_FAILURE).plusSeconds(1)
         caps.of("node-a") shouldBe 4
     }
 }
