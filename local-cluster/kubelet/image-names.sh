@@ -14,7 +14,7 @@ JRE_IMAGE=localhost/danki/jre:17
 # Stands in for the Dockerfile's JRE25_IMAGE (eclipse-temurin 25 JRE): the same, jlink'd from the host's
 # Temurin 25 JDK, with its default CDS archive as Temurin's JRE has one.
 JRE25_IMAGE=localhost/danki/jre:25
-# Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc and busybox.
+# Stands in for the Dockerfile's RUNNER_BASE_IMAGE (debian slim): glibc, coreutils, busybox for the rest.
 SLIM_IMAGE=localhost/danki/debian:12-slim
 # The Dockerfile's runtime stages (node-images.sh builds them from it), tagged as the chart and the
 # tests name them. Stage name = image name after danki/.

@@ -198,16 +198,27 @@ extract_spring_shop() {
   log "extracted $(basename "$jar") into ${out#"$REPO"/} ($(find "$out" -type f | wc -l) files)"
 }
 
+# build_slim: the stand-in for debian:bookworm-slim (the runner base): glibc, and Debian's dash as sh and
+# coreutils over busybox's applets of the same names, as the slim image has them (busybox's sh runs its
+# own applets before any file on PATH). The AOT cache's verify container runs on it, and coreutils'
+# sha256sum hashes a 71 MiB cache in about two thirds of busybox's time (0.62 against 0.93-1.26 s at
+# 350m CPU), time a new pod spends before its JVM starts.
 build_slim() {
-  local hash t0
-  hash=$(stamp slim "$(base_packages)")
+  local hash t0 f
+  hash=$(stamp slim "$(base_packages coreutils dash)")
   if is_current slim "$hash"; then log "$SLIM_IMAGE up to date"; return; fi
   t0=$(now_ms)
   local rootfs=$WORK/slim-rootfs
   base_rootfs "$rootfs"
-  mkdir -p "$rootfs/usr/lib/x86_64-linux-gnu" "$rootfs/usr/lib64"
-  cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib/x86_64-linux-gnu/libm.so.6 "$rootfs/usr/lib/x86_64-linux-gnu/"
-  cp -L /lib64/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/"
+  while read -r f; do
+    [[ -f $f && ! -L $f ]] || continue
+    rm -f "$rootfs/usr${f#/usr}"
+    cp "$f" "$rootfs/usr${f#/usr}"
+  done < <(dpkg -L coreutils | grep -E '^(/usr)?/s?bin/')
+  cp /usr/bin/dash "$rootfs/usr/bin/dash"
+  ln -sf dash "$rootfs/usr/bin/sh"
+  copy_libs "$rootfs"
+  cp -L /lib/x86_64-linux-gnu/libm.so.6 "$rootfs/usr/lib/x86_64-linux-gnu/"
   pack slim "$SLIM_IMAGE" "$rootfs" --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   echo "$hash" >"$IMAGES_DIR/slim.stamp"
   log "built $SLIM_IMAGE in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/slim.tar" | cut -f1))"
