@@ -23,8 +23,8 @@
 #      A pod that could write it (the claim mounted read-write, as its owner's user) and changes the
 #      file: the next pod's check refuses it (checksum mismatch), so its run says `absent (...)`.
 #   5. The claim deleted: while the pods that mount it keep it (Terminating), a new pod gets no cache
-#      and starts, where it would wait Pending on the claim; once it is gone, the Deployment's next
-#      change makes it again and trains the cache (cause ClaimRecreated).
+#      and starts, where it would wait Pending on the claim; once it is gone, danki makes it again and
+#      trains the cache (cause ClaimRecreated), with no change of the Deployment to prompt it.
 #   6. An old JVM: `old` (the sample service on JDK 17) with the annotation: its AotCache turns
 #      Unsupported with an AotCacheUnsupported Warning, and its pods still warm (Succeeded, no cache).
 #
@@ -116,7 +116,9 @@ event_on() { # KIND NAME REASON: an Event of REASON on the object
 training_pods_gone() { [[ -z $(ka get pods -l danki.dev/aot-training -o name) ]]; }
 claim_bound() { [[ $(ka get pvc "danki-aot-$1" -o jsonpath='{.status.phase}') == Bound ]]; }
 claim_terminating() { [[ -n $(ka get pvc "danki-aot-$1" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) ]]; }
-claim_gone() { ! ka get pvc "danki-aot-$1" >/dev/null 2>&1; }
+claim_uid() { ka get pvc "danki-aot-$1" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
+# claim_replaced DEPLOYMENT UID: the claim of that uid is gone (none now, or a new one in its place)
+claim_replaced() { [[ $(claim_uid "$1") != "$2" ]]; }
 cache_cause_is() { [[ $(cache_field "$1" trainCause) == "$2" ]]; } # DEPLOYMENT CAUSE
 all_runs_done() { local p; for p in "$@"; do run_done "$p" || return 1; done; }
 
@@ -269,7 +271,8 @@ phase_read_only() {
 
 # --- 5: the claim deleted ------------------------------------------------------------------------
 phase_claim_gone() {
-  local pod
+  local pod old_claim
+  old_claim=$(claim_uid exam)
   ka delete pvc danki-aot-exam --wait=false >/dev/null
   # the pods that mount it keep it until they go (the kubernetes.io/pvc-protection finalizer)
   check "5: the deleted claim is kept, Terminating, while pods mount it" wait_for 60 "the claim Terminating" claim_terminating exam
@@ -278,11 +281,13 @@ phase_claim_gone() {
   check "5: and starts, not Pending on the claim: its warm-up ends" wait_for "$TIMEOUT" "the run of $pod" run_done "$pod"
   check "5: Succeeded, with no cache ($(run_phase "$pod"), aotCache '$(run_aot "$pod")')" same "$(run_phase "$pod")/$(run_aot "$pod")" "Succeeded/"
   ka scale deploy exam --replicas=0 >/dev/null
-  check "5: the claim goes with the last pod that mounts it" wait_for 180 "the claim gone" claim_gone exam
-  ka scale deploy exam --replicas=1 >/dev/null
-  check "5: the Deployment's next change makes the claim again and trains (cause ClaimRecreated)" \
+  # danki makes it again at once: gone is a claim of another uid, or none
+  check "5: the claim goes with the last pod that mounts it" wait_for 180 "the claim gone" claim_replaced exam "$old_claim"
+  # no change of the Deployment from here: the claim's own deletion is what brings it back
+  check "5: the claim gone makes it again and trains (cause ClaimRecreated), with no Deployment change" \
     wait_for 120 "a training caused by ClaimRecreated" cache_cause_is exam ClaimRecreated
   check "5: the claim is back" wait_for 120 "the claim Bound" claim_bound exam
+  check "5: and the cache Ready again" wait_for "$TIMEOUT" "AotCache exam Ready" cache_phase_is exam Ready
 }
 
 # --- 6: a JVM without the AOT cache ----------------------------------------------------------------

@@ -104,7 +104,8 @@ class Operator(
         val podLogs = PodLogHead(client)
         trainer =
             config.aot?.let { settings ->
-                val store = AotStore(client, settings)
+                val store =
+                    AotStore(client, settings, checkNotNull(caches.aotClaims) { "aot caches come with their claims" })
                 val image = checkNotNull(config.runnerImage) { "ConfigLoader: aot needs the runner image" }
                 val training =
                     Training(
@@ -141,6 +142,7 @@ class Operator(
                 patchTemplate = config.gateInjection == GateInjection.TEMPLATE,
                 namespaceOptIn = config.webhook != null,
                 aot = trainer,
+                caches = caches,
             )
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }

@@ -5,10 +5,12 @@ import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.AotCacheSpec
 import dev.danki.operator.kube.AotCacheStatus
 import dev.danki.operator.kube.ApiStatus
+import dev.danki.operator.kube.Cache
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Owners
 import dev.danki.operator.kube.ServerSideApply
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder
 import io.fabric8.kubernetes.api.model.Quantity
 import io.fabric8.kubernetes.api.model.apps.Deployment
@@ -22,6 +24,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException
 class AotStore(
     private val client: KubernetesClient,
     private val settings: AotSettings,
+    /** danki's claims as the informer has them: a reconcile reads no claim from the API server. */
+    private val claims: Cache<PersistentVolumeClaim>,
 ) {
     /** A Deployment's AotCache, and whether its claim was missing and has just been made (empty). */
     data class Ensured(
@@ -51,16 +55,8 @@ class AotStore(
                     .withName(deployment.metadata.name)
                     .withNamespace(deployment.metadata.namespace)
                     .withLabels<String, String>(mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER))
-                    .withOwnerReferences(
-                        OwnerReferenceBuilder()
-                            .withApiVersion("apps/v1")
-                            .withKind("Deployment")
-                            .withName(deployment.metadata.name)
-                            .withUid(deployment.metadata.uid)
-                            .withController(true)
-                            .withBlockOwnerDeletion(false)
-                            .build(),
-                    ).build()
+                    .withOwnerReferences(Owners.of(deployment))
+                    .build()
             spec =
                 AotCacheSpec().apply {
                     this.deployment = deployment.metadata.name
@@ -70,25 +66,19 @@ class AotStore(
 
     /**
      * Creates the claim when it is missing; true when it did. A claim's spec is immutable, so an existing
-     * one is left as it is.
+     * one (Terminating too: it is made again once gone, whose event reconciles the Deployment) is left as
+     * it is. An informer behind the API server costs a create refused as a conflict, nothing more.
      */
     private fun ensureClaim(cache: AotCache): Boolean {
-        val claims = client.persistentVolumeClaims().inNamespace(cache.metadata.namespace)
-        if (claims.withName(cache.spec.claimName).get() != null) return false
+        val name = cache.spec.claimName ?: claimNameOf(cache.metadata.name)
+        if (claims.find(cache.metadata.namespace, name) != null) return false
         val claim =
             PersistentVolumeClaimBuilder()
                 .withNewMetadata()
-                .withName(cache.spec.claimName)
+                .withName(name)
                 .withNamespace(cache.metadata.namespace)
                 .withLabels<String, String>(mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER))
-                .addNewOwnerReference()
-                .withApiVersion(Keys.API_VERSION)
-                .withKind(Keys.AOT_CACHE_KIND)
-                .withName(cache.metadata.name)
-                .withUid(cache.metadata.uid)
-                .withController(true)
-                .withBlockOwnerDeletion(false)
-                .endOwnerReference()
+                .withOwnerReferences(Owners.of(cache))
                 .endMetadata()
                 .withNewSpec()
                 .withAccessModes(settings.accessModes)
@@ -99,7 +89,11 @@ class AotStore(
                 .endSpec()
                 .build()
         return try {
-            claims.resource(claim).create()
+            client
+                .persistentVolumeClaims()
+                .inNamespace(cache.metadata.namespace)
+                .resource(claim)
+                .create()
             true
         } catch (e: KubernetesClientException) {
             if (e.code != ApiStatus.CONFLICT) throw e

@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.aot.AotAnnotations
 import dev.danki.operator.aot.AotTrainer
 import dev.danki.operator.gate.TemplateGate
+import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
@@ -31,7 +32,7 @@ import kotlin.jvm.optionals.getOrNull
  * Deployment as a secondary resource (released on opt-out, failed on bad config).
  *
  * A JOSDK reconciler of Deployments; with [namespaceOptIn] (webhook mode) a Namespace's label change
- * reconciles every Deployment in it.
+ * reconciles every Deployment in it, and with AOT caches a change of one's claim (deleted) its Deployment.
  */
 @ControllerConfiguration(
     name = DeploymentReconciler.NAME,
@@ -51,12 +52,17 @@ class DeploymentReconciler(
     private val namespaceOptIn: Boolean,
     /** Trains the AOT caches Deployments ask for; null when danki was installed without `aotCache.enabled`. */
     private val aot: AotTrainer? = null,
+    /** Where the AOT caches' claims are watched from: a claim that goes reconciles its Deployment. */
+    private val caches: Caches,
 ) : Reconciler<Deployment> {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
     private var namespaces: InformerEventSource<Namespace, Deployment>? = null
 
-    override fun prepareEventSources(context: EventSourceContext<Deployment>): List<EventSource<*, Deployment>> {
-        if (!namespaceOptIn) return emptyList()
+    override fun prepareEventSources(context: EventSourceContext<Deployment>): List<EventSource<*, Deployment>> =
+        listOfNotNull(aot?.let { caches.claimSource(context) }, namespaceSource(context))
+
+    private fun namespaceSource(context: EventSourceContext<Deployment>): EventSource<*, Deployment>? {
+        if (!namespaceOptIn) return null
         val source =
             InformerEventSource(
                 InformerEventSourceConfiguration
@@ -73,7 +79,7 @@ class DeploymentReconciler(
                 context,
             )
         namespaces = source
-        return listOf(source)
+        return source
     }
 
     override fun reconcile(resource: Deployment, context: Context<Deployment>): UpdateControl<Deployment> {

@@ -35,8 +35,9 @@ class Caches(
     val aotCaches: Cache<AotCache>? = if (aot) Cache("AotCaches") else null
 
     /**
-     * The claims that store the AOT caches (danki's, by [Keys.MANAGED_BY_DANKI]): the webhook gives no pod
-     * a claim that is gone, which would leave it Pending.
+     * The claims that store the AOT caches (danki's, by [Keys.MANAGED_BY_DANKI]), watched for the Deployment
+     * controller ([claimSource]): the webhook gives no pod a claim that is gone, which would leave it
+     * Pending, and a claim that goes is made again.
      */
     val aotClaims: Cache<PersistentVolumeClaim>? = if (aot) Cache("AotClaims") else null
 
@@ -69,12 +70,6 @@ class Caches(
             aotCaches?.let { cache ->
                 secondary(context, AotCache::class.java, "aotcaches") { emptySet() }.also(cache::bind)
             }
-        val claimSource =
-            aotClaims?.let { cache ->
-                secondary(context, PersistentVolumeClaim::class.java, "aotclaims", labels = Keys.MANAGED_BY_DANKI) {
-                    emptySet()
-                }.also(cache::bind)
-            }
         deployments.bind(deploymentSource)
         runs.bind(runSource)
         runs.addIndex(
@@ -87,8 +82,25 @@ class Caches(
                     ids(pods.list(n.metadata.name))
                 }.also(cache::bind)
             }
-        return listOfNotNull(deploymentSource, runSource, aotSource, claimSource, namespaceSource)
+        return listOfNotNull(deploymentSource, runSource, aotSource, namespaceSource)
     }
+
+    /**
+     * The claims' informer, a source of the Deployment controller: a claim that goes (deleted by hand,
+     * its cache with it) reconciles the Deployment it stores the cache of, which makes it again and
+     * retrains then, not at the Deployment's next change. Null without AOT caches.
+     */
+    fun claimSource(context: EventSourceContext<Deployment>): EventSource<*, Deployment>? =
+        aotClaims?.let { cache ->
+            secondary(
+                context,
+                PersistentVolumeClaim::class.java,
+                "aotclaims",
+                labels = Keys.MANAGED_BY_DANKI,
+            ) { claim ->
+                setOfNotNull(deploymentOfClaim(claim))
+            }.also(cache::bind)
+        }
 
     /** Every cache has listed its objects once: what `/readyz` reports. */
     fun hasSynced() = all().all { it.isBound && it.hasSynced() }
@@ -145,23 +157,31 @@ class Caches(
 
         private fun ids(pods: List<Pod>): Set<ResourceID> = pods.map(ResourceID::fromResource).toSet()
 
+        /** The Deployment whose cache [claim] stores: its controller is that Deployment's AotCache, named as it. */
+        fun deploymentOfClaim(claim: PersistentVolumeClaim): ResourceID? =
+            claim.metadata.ownerReferences
+                ?.firstOrNull {
+                    it.controller == true && it.kind == Keys.AOT_CACHE_KIND &&
+                        it.apiVersion == Keys.API_VERSION
+                }?.let { ResourceID(it.name, claim.metadata.namespace) }
+
         /** How long an informer may take to list once before `/healthz` reports it. */
         val SYNC_GRACE: Duration = Duration.ofSeconds(15)
 
-        private fun <R : HasMetadata> secondary(
-            context: EventSourceContext<Pod>,
+        private fun <R : HasMetadata, P : HasMetadata> secondary(
+            context: EventSourceContext<P>,
             type: Class<R>,
             name: String,
             allNamespaces: Boolean = false,
             /** A label selector: only these objects are cached. */
             labels: String? = null,
-            toPods: (R) -> Set<ResourceID>,
-        ): InformerEventSource<R, Pod> {
+            toPrimaries: (R) -> Set<ResourceID>,
+        ): InformerEventSource<R, P> {
             val builder =
                 InformerEventSourceConfiguration
-                    .from(type, Pod::class.java)
+                    .from(type, context.primaryResourceClass)
                     .withName(name)
-                    .withSecondaryToPrimaryMapper { r -> toPods(r) }
+                    .withSecondaryToPrimaryMapper { r -> toPrimaries(r) }
             if (allNamespaces) builder.withWatchAllNamespaces() else builder.withNamespacesInheritedFromController()
             labels?.let { builder.withLabelSelector(it) }
             return InformerEventSource(builder.build(), context)
