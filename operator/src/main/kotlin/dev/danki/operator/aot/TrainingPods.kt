@@ -2,13 +2,13 @@ package dev.danki.operator.aot
 
 import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Owners
 import dev.danki.operator.runner.Hardening
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
 import io.fabric8.kubernetes.api.model.ObjectMeta
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.PodSpec
@@ -164,16 +164,8 @@ object TrainingPods {
                     Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER,
                     "app.kubernetes.io/component" to "aot-$what",
                 ),
-            ).withOwnerReferences(
-                OwnerReferenceBuilder()
-                    .withApiVersion(Keys.API_VERSION)
-                    .withKind(Keys.AOT_CACHE_KIND)
-                    .withName(cache.metadata.name)
-                    .withUid(cache.metadata.uid)
-                    .withController(true)
-                    .withBlockOwnerDeletion(false)
-                    .build(),
-            ).build()
+            ).withOwnerReferences(Owners.of(cache))
+            .build()
     }
 
     const val SEALER = "seal"

@@ -2,6 +2,7 @@ package dev.danki.operator.history
 
 import dev.danki.operator.kube.ApiStatus
 import dev.danki.operator.kube.BackoffPolicy
+import dev.danki.operator.kube.Owners
 import dev.danki.operator.kube.ServerSideApply
 import dev.danki.operator.kube.WarmupHistory
 import dev.danki.operator.kube.WarmupHistoryEntry
@@ -9,7 +10,6 @@ import dev.danki.operator.kube.WarmupHistorySpec
 import dev.danki.operator.kube.WarmupHistoryStatus
 import dev.danki.operator.kube.WarmupRunStatus
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -89,16 +89,8 @@ class RunHistory(
                     ObjectMetaBuilder()
                         .withName(deployment)
                         .withNamespace(namespace)
-                        .withOwnerReferences(
-                            OwnerReferenceBuilder()
-                                .withApiVersion("apps/v1")
-                                .withKind("Deployment")
-                                .withName(deployment)
-                                .withUid(owner.metadata.uid)
-                                // no blockOwnerDeletion: it would need update rights on deployments/finalizers
-                                .withBlockOwnerDeletion(false)
-                                .build(),
-                        ).build()
+                        .withOwnerReferences(Owners.of(owner, controller = false))
+                        .build()
                 spec = WarmupHistorySpec().apply { this.deployment = deployment }
             }
         return try {

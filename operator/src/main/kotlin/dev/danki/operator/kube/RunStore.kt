@@ -1,7 +1,6 @@
 package dev.danki.operator.kube
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -31,21 +30,10 @@ class RunStore(
                     .withName(name)
                     .withNamespace(pod.metadata.namespace)
                     .withLabels<String, String>(mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-                    .withOwnerReferences(ownerOf(pod))
+                    .withOwnerReferences(Owners.of(pod))
                     .build()
             this.spec = spec
         }
-
-    private fun ownerOf(pod: Pod) =
-        OwnerReferenceBuilder()
-            .withApiVersion("v1")
-            .withKind("Pod")
-            .withName(pod.metadata.name)
-            .withUid(pod.metadata.uid)
-            .withController(true)
-            // no blockOwnerDeletion: it would need update rights on pods/finalizers
-            .withBlockOwnerDeletion(false)
-            .build()
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
     fun writeStatus(namespace: String, name: String, status: WarmupRunStatus) {

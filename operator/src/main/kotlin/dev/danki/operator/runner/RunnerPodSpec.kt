@@ -1,6 +1,7 @@
 package dev.danki.operator.runner
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.Owners
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.ScriptRef
 import dev.danki.operator.warmup.TargetPod
@@ -9,8 +10,6 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
 import io.fabric8.kubernetes.api.model.ObjectMeta
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
-import io.fabric8.kubernetes.api.model.OwnerReference
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.Quantity
@@ -176,7 +175,8 @@ object RunnerPodSpec {
             .withNamespace(target.namespace)
             .withLabels<String, String>(labels(name))
             .apply { if (annotations.isNotEmpty()) withAnnotations<String, String>(annotations) }
-            .withOwnerReferences(ownerOf(target))
+            // owned by the warmed pod: whatever a lost operator leaves behind goes with that pod
+            .withOwnerReferences(Owners.of("v1", "Pod", target.name, target.uid, controller = false))
             .build()
 
     private fun labels(name: String) =
@@ -185,15 +185,4 @@ object RunnerPodSpec {
             Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER,
             "app.kubernetes.io/component" to "warmup-runner",
         )
-
-    /** Owned by the warmed pod: whatever a lost operator leaves behind goes with that pod. */
-    private fun ownerOf(target: TargetPod): OwnerReference =
-        OwnerReferenceBuilder()
-            .withApiVersion("v1")
-            .withKind("Pod")
-            .withName(target.name)
-            .withUid(target.uid)
-            .withController(false)
-            .withBlockOwnerDeletion(false)
-            .build()
 }
