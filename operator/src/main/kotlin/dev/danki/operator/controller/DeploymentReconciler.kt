@@ -32,7 +32,8 @@ import kotlin.jvm.optionals.getOrNull
  * Deployment as a secondary resource (released on opt-out, failed on bad config).
  *
  * A JOSDK reconciler of Deployments; with [namespaceOptIn] (webhook mode) a Namespace's label change
- * reconciles every Deployment in it, and with AOT caches a change of one's claim (deleted) its Deployment.
+ * reconciles every Deployment in it; with AOT caches, an event of a cache's claim (deleted, say)
+ * reconciles the Deployment whose cache it stores.
  */
 @ControllerConfiguration(
     name = DeploymentReconciler.NAME,

@@ -20,6 +20,7 @@ import java.time.Instant
  * and, as its secondary event sources, Deployments, WarmupRuns and with [namespaceOptIn] the Namespaces
  * themselves (webhook mode: a namespace label opts in all its Deployments). An event on a secondary
  * reconciles the pods it concerns. Pods are indexed by their Deployment, WarmupRuns by their pod.
+ * The AOT caches' claims are a source of the Deployment controller instead ([claimSource]).
  * JOSDK runs the informers on every replica (the webhook reads them too); only the leader reconciles.
  */
 class Caches(
