@@ -40,7 +40,8 @@ def summary(r):
     out = {"strategy": r["strategy"], "pods": pods, "pods_ready": sum(1 for p in r["pods"].values() if p["ready"]),
            "training": r.get("training"), "cpu_s": {k: round(v, 2) for k, v in (r.get("cpu") or {}).items()
                                                    if isinstance(v, float)},
-           "machine_busy_share": (r.get("cpu") or {}).get("machine_busy_share"), "wall_s": r.get("wall_s")}
+           "machine_busy_share": (r.get("cpu") or {}).get("machine_busy_share"), "wall_s": r.get("wall_s"),
+           "prepulled": r.get("prepulled")}
     out.update({k + "_median": median(p[k] for p in pods.values()) for k in MEDIANS})
     return out
 

@@ -24,6 +24,8 @@ In the aot section a pod's start is its first_seen: the host time the pod watch,
 first saw it (its creation, as the watch delivers it), on the same clock as its ContainersReady and Ready.
 Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
 SCALEUP_TO is at most the cluster's worker nodes.
+Before each strategy its images (the target's; with the cache, the runner image of its check too) are
+pulled onto every worker node (prepull.py), so no side of a comparison pays a pull the other is spared.
 Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s),
 AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min), BENCH_EXTRA_ANNOTATIONS (see extra_annotations),
 BOOST_PODS (1), BOOST_OWN_CPU (150m), BOOST_CPU (350m: run-bench.sh sets the node's budget).
@@ -42,6 +44,7 @@ import cpu  # noqa: E402
 from first_requests import FirstRequests  # noqa: E402
 from kube import PodWatch, apply, delete_deployment, find_json, get_json, scale, wait_settled  # noqa: E402
 from manifests import danki_annotations, deployment  # noqa: E402
+from prepull import prepull  # noqa: E402
 from serial_warmer import SerialWarmer  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
@@ -56,6 +59,8 @@ BOOST_ANNOTATION = "danki.dev/warmup-cpu"
 """The warmed container's CPU limit while its pod is gated (operator Keys)."""
 DANKI_GATE = "danki.dev/warmed"
 """danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
+RUNNER_IMAGE = "danki/k6-runner:dev"
+"""The runner image as run-bench.sh's AOT_CHART_SET installs it: the AOT cache's check runs on it, before the JVM."""
 
 
 RESOURCES = {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"memory": "768Mi"}}
@@ -95,6 +100,11 @@ def manifest(target, name, replicas, strategy):
     return deployment(target, name, replicas, **placement)
 
 
+def images_of(target, strategy):
+    """What a strategy's pods pull: the target's image, and with the AOT cache the runner image of its check."""
+    return [target.image] + ([RUNNER_IMAGE] if strategy in AOT_STRATEGIES else [])
+
+
 def resources_of(strategy):
     return limited_resources() if strategy in BOOST_STRATEGIES else RESOURCES
 
@@ -118,6 +128,8 @@ def experiment(section, target, strategy, n_from, n_to):
     out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
+    # every side of a comparison starts with the images on its node (prepull.py says why)
+    prepulled = sorted(prepull(namespace, images_of(target, strategy)))
     training = trained_cache(namespace, target, name, strategy) if strategy in AOT_STRATEGIES else None
     if training and not training["ready"]:
         remove(namespace, name, strategy)
@@ -147,7 +159,7 @@ def experiment(section, target, strategy, n_from, n_to):
             "section": section, "target": target.name, "strategy": strategy, "n_from": n_from, "n_to": n_to,
             "t_scale": t_scale, "all_ready": all_ready,
             "all_ready_s": (max(p["ready"] for p in pods.values()) - t_scale) if all_ready else None,
-            "timeout_s": timeout_s, "wall_s": t_end - t_scale, "cpu": spent,
+            "timeout_s": timeout_s, "wall_s": t_end - t_scale, "cpu": spent, "prepulled": prepulled,
             "pods": {n: {k: p[k] for k in ("ip", "first_seen", "containers_ready", "ready")} for n, p in pods.items()},
             "first_errors": first.errors,
             "runs": warmup_runs(namespace, pods) if strategy.startswith("danki") else None,

@@ -111,12 +111,19 @@ wait_pods() {
 }
 
 # deploy_bench NS NAME ANNOTATE REPLICAS: one exam Deployment and its Service, from the demo's render_exam.
+# In template mode danki puts its gate on the Deployment's template (one rollout), which is waited for;
+# in webhook mode (the chart's default) it gates each pod at admission and the template never has it.
 deploy_bench() {
   render_exam "$2" "$3" "$4" | $K -n "$1" apply -f - >/dev/null
-  if [[ $3 == 1 ]]; then
+  if [[ $3 == 1 ]] && ! gates_by_webhook; then
     wait_for 60 "danki's gate on $2" bash -c \
       "$K -n $1 get deploy $2 -o jsonpath='{.spec.template.spec.readinessGates[*].conditionType}' | grep -q danki.dev/warmed"
   fi
+}
+
+# gates_by_webhook: whether the installed operator gates pods at admission (its MutatingWebhookConfiguration).
+gates_by_webhook() {
+  [[ -n $($K get mutatingwebhookconfigurations -l app.kubernetes.io/name=danki -o name) ]]
 }
 
 # remove_bench NS NAME: delete a Deployment and wait until its pods are gone.

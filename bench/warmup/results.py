@@ -99,6 +99,18 @@ def layout_markdown(layout):
             "share the workers.")
 
 
+def pulled_note(records):
+    """Whether the section's pods found their images on their nodes (cluster_bench.py pulls them first)."""
+    pulled = [bool(r.get("prepulled")) for r in records]
+    if pulled and all(pulled):
+        return ("Before each strategy the harness pulled its images onto every worker node, so no pod's start "
+                "includes a pull.")
+    if any(pulled):
+        return "Some strategies' images were pulled onto the workers beforehand, others' were not."
+    return ("The images were not pulled beforehand: the first strategy to run on a node paid the pull from "
+            "the instance's registry (about 1 s for 100 MB), the ones after it did not.")
+
+
 def main(path, json_path=None):
     with open(path) as f:
         records = [json.loads(line) for line in f]
@@ -135,7 +147,8 @@ def main(path, json_path=None):
         out += ["## 1. One new pod", ""] + note("single") + [
                 "Each strategy gets its own Deployment scaled 0 -> 1, one at a time. The pod gets its first 100 "
                 "user requests at 20/s the moment the cluster says it is Ready; then 6,000 more and 3 passes of "
-                "100, whose median P95 is its fully warm P95. First-100 / fully warm is the P95 ratio.", "",
+                "100, whose median P95 is its fully warm P95. First-100 / fully warm is the P95 ratio. "
+                + pulled_note(by("single")), "",
                 strategies_report.section_markdown(by("single"), "single"), "",
                 "danki's time from ContainersReady to Ready, from its WarmupRun:", "",
                 strategies_report.danki_split(by("single")), ""]
@@ -146,7 +159,8 @@ def main(path, json_path=None):
                 "the moment it is Ready (while the others may still be warming, as in a real scale-up), then, "
                 "after all are Ready, one at a time, its fully warm P95 as above. The serial warmer is this "
                 "harness's simulation of a simple peer: one pod at a time, 100 requests at up to 100/s, then its "
-                "gate.", "", strategies_report.section_markdown(by("scaleup"), "scaleup"), ""]
+                "gate. " + pulled_note(by("scaleup")), "",
+                strategies_report.section_markdown(by("scaleup"), "scaleup"), ""]
     if by("scale"):
         out += ["## 3. Scale", ""] + note("scale") + [
                 "An annotated Deployment scaled 0 -> N; time until every new pod is Ready, per operator "
@@ -165,7 +179,7 @@ def main(path, json_path=None):
                 "time the pod watch first saw the pod (its creation); danki's cold and warm P95 and its warm-up "
                 f"requests are the WarmupRun's; first-100 / fully warm as in section {1 if to == 1 else 2}; each "
                 f"figure is the median over the pods. Goal: with / without at most {aot_report.GOAL_RATIO}x for "
-                "both times, first-100 / fully warm no worse.", "",
+                "both times, first-100 / fully warm no worse. " + pulled_note(by("aot")), "",
                 aot_report.section_markdown(doc["aot"]), ""]
     if by("boost"):
         to = by("boost")[0].get("n_to", 1)
@@ -177,7 +191,7 @@ def main(path, json_path=None):
                 "(`cpuBoost.enabled`; runs before commit 7f0733a boosted the cold and warm passes too). "
                 "The local cluster's node budget is a "
                 "CFS quota above the pods, so no boost can go past it. First-100 / fully warm as in section 2, both "
-                "at the pod's own limit; each figure is the median over the pods.", "",
+                "at the pod's own limit; each figure is the median over the pods. " + pulled_note(by("boost")), "",
                 boost_report.section_markdown(doc["boost"]), ""]
     warmed = [r for r in records if r["section"] in ("single", "scaleup", "scale", "aot", "boost")]
     waits = critical_path.as_json(warmed)

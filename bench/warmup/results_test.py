@@ -215,6 +215,17 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("Everything below comes from this one run", md)
         self.assertEqual({r["commit"] for r in doc["section_runs"].values()}, {"aaaaaaa"})
 
+    def test_each_section_says_whether_its_images_were_pulled_before_the_scale(self):
+        pulled = aot_run("sample-jdk25")
+        for r in pulled[1:]:
+            r["prepulled"] = ["danki/sample-service-jdk25:dev"]
+        md, doc = self.render(pulled)
+        self.assertIn("pulled its images onto every worker node", md)
+        self.assertEqual(doc["aot"]["sample-jdk25"]["with_cache"]["prepulled"], ["danki/sample-service-jdk25:dev"])
+        md, _ = self.render(full_run())
+        self.assertIn("The images were not pulled beforehand", md)
+        self.assertIn("earlier run", md)
+
 
 if __name__ == "__main__":
     unittest.main()
