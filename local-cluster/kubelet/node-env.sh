@@ -137,3 +137,30 @@ move_to_cgroup() {
   local h
   while read -r h; do echo "$1" >"$h/$2/cgroup.procs"; done < <(cgroup_hierarchies)
 }
+
+# Every kubelet binds /var/lib/kubelet/device-plugins/kubelet.sock, whatever its --root-dir (a constant
+# of its device manager): it removes the file, then binds the path. Two kubelets starting at once, of one
+# instance or of two (make test's lanes), can both remove it before either binds; the later bind fails
+# ("address already in use") and that kubelet exits at start ("Failed to start ContainerManager"), as
+# one of five did in a bench's cluster-up. So one kubelet starts at a time on the host, each holding a
+# lock until its socket is bound.
+KUBELET_DEVICE_SOCK=/var/lib/kubelet/device-plugins/kubelet.sock
+KUBELET_START_LOCK=/var/lib/kubelet/.danki-start.lock
+
+# start_kubelet_locked COMMAND...: runs COMMAND, which starts the kubelet KUBELET_COMPONENT, under the
+# host-wide lock, held until that kubelet's socket is bound, it exited, or 20 s passed.
+start_kubelet_locked() {
+  local marker n
+  mkdir -p "$(dirname "$KUBELET_START_LOCK")"
+  (
+    flock -w 120 9 || { echo "waited 120 s for $KUBELET_START_LOCK" >&2; exit 1; }
+    marker=$(mktemp)
+    trap 'rm -f "$marker"' EXIT
+    "$@" 9>&- # the kubelet must not inherit the lock
+    for ((n = 0; n < 200; n++)); do
+      [[ -S $KUBELET_DEVICE_SOCK && $KUBELET_DEVICE_SOCK -nt $marker ]] && break
+      is_running "$KUBELET_COMPONENT" || break
+      sleep 0.1
+    done
+  ) 9>"$KUBELET_START_LOCK"
+}

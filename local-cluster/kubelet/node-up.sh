@@ -121,7 +121,7 @@ start_node() {
   log "$NODE_NAME_K: pause image imported"
 
   write_kubelet_config "$HOST_MILLIS" "$HOST_KIB"
-  start_component "$KUBELET_COMPONENT" "$BIN/kubelet" --config="$KUBELET_DIR/config.yaml" \
+  start_kubelet_locked start_component "$KUBELET_COMPONENT" "$BIN/kubelet" --config="$KUBELET_DIR/config.yaml" \
     --kubeconfig="$CLUSTER_DIR/node-$NODE_NAME_K.kubeconfig" --root-dir="$KUBELET_DIR/root" \
     --cert-dir="$KUBELET_DIR/pki" --hostname-override="$NODE_NAME_K" --node-ip="$NODE_IP" \
     --node-labels="danki.dev/local-node=n$NODE_K,$NODE_ROLE_LABEL=$NODE_ROLE"
