@@ -204,15 +204,15 @@ class Operator(
     fun start() {
         http.start()
         webhook?.start()
-        if (!config.leaderElection) lead()
+        if (!config.leaderElection) lead(Instant.now())
         sdk.start()
     }
 
-    /** This replica leads: called before JOSDK starts its reconciles. */
-    private fun lead() {
+    /** This replica leads, since [since] (its Lease's acquireTime): called before JOSDK starts its reconciles. */
+    private fun lead(since: Instant) {
         leading = true
         metrics.leading(true)
-        pods.startActing()
+        pods.startActing(since)
     }
 
     /** What keeps this replica from working, for `/healthz`: an informer (of either controller) that fails. */

@@ -67,14 +67,15 @@ class PodReconciler(
     private val readySeen = ConcurrentHashMap<String, Instant>()
 
     /**
-     * When this replica began to act (won the Lease). A pod's timeout counts from here at the earliest:
-     * the time no danki was there to warm it is not the warm-up's, so a pod that waited through an
-     * operator outage is warmed when danki is back instead of failing `Timeout` on its return.
+     * When this replica began to act: its Lease's `acquireTime` (LeaderElection), which every replica
+     * reads alike and which does not change while it leads. A pod's timeout counts from here at the
+     * earliest: the time no danki was there to warm it is not the warm-up's, so a pod that waited through
+     * an operator outage is warmed when danki is back instead of failing `Timeout` on its return.
      */
     @Volatile private var actingSince: Instant = Instant.EPOCH
 
-    fun startActing(now: Instant = Instant.now()) {
-        actingSince = now
+    fun startActing(since: Instant) {
+        actingSince = since
     }
 
     override fun prepareEventSources(context: EventSourceContext<Pod>): List<EventSource<*, Pod>> =

@@ -65,6 +65,38 @@ class LeaseIT {
     }
 
     @Test
+    fun `a replica that finds the Lease held under its name by an earlier process leads since its own start`() {
+        // a container restarted within the Lease's duration: same pod name, so fabric8's lock renews the
+        // Lease as its own and keeps the earlier process's acquireTime
+        val earlier = ZonedDateTime.now().minusHours(1)
+        LeaseLock(space.ns, "restarted", "replica-a")
+            .create(
+                space.client,
+                LeaderElectionRecord("replica-a", Duration.ofSeconds(15), earlier, ZonedDateTime.now(), 0),
+            )
+        val before = ZonedDateTime.now().minusSeconds(1)
+        val operator =
+            space.operator {
+                copy(leaderElection = true, leaseName = "restarted", leaseNamespace = space.ns, identity = "replica-a")
+            }
+        val claimed =
+            eventually(Duration.ofSeconds(30)) {
+                leases
+                    .withName("restarted")
+                    .get()!!
+                    .also { it.spec.acquireTime.isAfter(before) shouldBe true }
+            }
+        // JOSDK's renewals keep it
+        eventually(Duration.ofSeconds(10)) {
+            val renewed = leases.withName("restarted").get()!!
+            renewed.spec.renewTime shouldNotBe claimed.spec.renewTime
+            renewed.spec.acquireTime shouldBe claimed.spec.acquireTime
+            renewed.spec.holderIdentity shouldBe "replica-a"
+        }
+        operator.stop()
+    }
+
+    @Test
     fun `the Lease's owner, the operator's ServiceAccount, survives renewals by JOSDK's lock`() {
         val account =
             space.client
