@@ -36,7 +36,7 @@ stop_component "$c" 15 "$SIGNAL" 2>/dev/null
 stopped_at=$(date +%s)
 log "stopped $c (pid $old, SIG$SIGNAL)"
 echo "--- cluster-restart: SIG$SIGNAL to pid $old at $(date -Is) ---" >>"$LOGS/$c.log"
-if [[ $c == "$KUBELET_COMPONENT" ]]; then start_kubelet_locked launch_component "$c" append; else launch_component "$c" append; fi
+if [[ $c == *-kubelet ]]; then start_kubelet_locked launch_component "$c" append; else launch_component "$c" append; fi
 is_running "$c" || die "$c did not start again (log: $LOGS/$c.log)"
 [[ $c == "$NET_AGENT" ]] || move_to_cgroup "$(pid_of "$c")" "$NODE_DAEMON_CGROUP"
 log "started $c (pid $(pid_of "$c"))"
