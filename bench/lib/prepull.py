@@ -36,8 +36,8 @@ def pod(name, node, image):
 
 
 def prepull(namespace, images, timeout_s=300):
-    """Pulls IMAGES onto every worker node and returns {image: [nodes]}: one pod per node and image,
-    waited for until it has ended, then deleted. A pod whose image could not be pulled fails the run."""
+    """Pulls IMAGES onto every worker node: one pod per node and image, waited for until it has ended,
+    then deleted. A pod whose image could not be pulled fails the run."""
     nodes = worker_nodes()
     if not nodes:
         raise RuntimeError("prepull: no worker nodes")
@@ -48,7 +48,6 @@ def prepull(namespace, images, timeout_s=300):
         wait_ended(namespace, pods, timeout_s)
     finally:
         clean(namespace)
-    return {image: nodes for image in images}
 
 
 def wait_ended(namespace, pods, timeout_s):

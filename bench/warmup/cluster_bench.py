@@ -129,7 +129,8 @@ def experiment(section, target, strategy, n_from, n_to):
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
     # every side of a comparison starts with the images on its node (prepull.py says why)
-    prepulled = sorted(prepull(namespace, images_of(target, strategy)))
+    prepulled = sorted(images_of(target, strategy))
+    prepull(namespace, prepulled)
     training = trained_cache(namespace, target, name, strategy) if strategy in AOT_STRATEGIES else None
     if training and not training["ready"]:
         remove(namespace, name, strategy)

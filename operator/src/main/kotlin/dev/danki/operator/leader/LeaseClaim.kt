@@ -23,8 +23,5 @@ object LeaseClaim {
     fun acquiredAt(lease: Lease): Instant? = lease.spec?.acquireTime?.toInstant()
 
     private fun acquiredBefore(lease: Lease, processStart: Instant): Boolean =
-        lease.spec
-            ?.acquireTime
-            ?.toInstant()
-            ?.isBefore(processStart) ?: true
+        acquiredAt(lease)?.isBefore(processStart) ?: true
 }
