@@ -1,6 +1,12 @@
 """The `aot` section of bench/results/warmup.md and warmup.json: per JDK 25 target, one new pod warmed by
 danki without and with its AOT cache, and the issue's goal: with the cache, start -> ContainersReady and
-ContainersReady -> Ready each at most GOAL_RATIO of without, at first-100 quality no worse."""
+ContainersReady -> Ready each at most GOAL_RATIO of without, at first-100 quality no worse.
+
+First-100 quality is the P95 of the first 100 requests a pod serves once Ready: what its first users meet.
+Both sides run the same image on equal nodes, so it is compared as it is, with / without. The ratio to each
+pod's own fully warm P95 (section 2's measure) is kept beside it, but not as the goal: at 350m a fully warm
+P95 swings with CPU throttling (15 to 53 ms across three pods of one image), and a pod that ends faster
+when fully warm would read as worse on that ratio for its better floor."""
 
 from strategies_report import cpu_reason, fmt, goal_row, median, table
 
@@ -48,6 +54,7 @@ def summary(r):
 
 RATIOS = {"start_to_containers_ready": "start_to_containers_ready_s",
           "containers_ready_to_ready": "containers_ready_to_ready_s",
+          "first100_p95": "first100_p95_ms",
           "first100_over_fully_warm": "first100_over_fully_warm"}
 """Each with / without ratio and the figure whose medians it divides."""
 
@@ -79,8 +86,8 @@ def as_json(records):
 
 
 def goals(doc):
-    """Per target measured both ways: the two time ratios at most GOAL_RATIO, and first-100 quality with the
-    cache no worse than without (its ratio to without's at most 1)."""
+    """Per target measured both ways: the two time ratios at most GOAL_RATIO, and the first-100 P95 with the
+    cache no worse than without (with / without at most 1)."""
     result = []
     for target, figures in doc.items():
         if not isinstance(figures, dict) or "ratios" not in figures:
@@ -91,8 +98,7 @@ def goals(doc):
                             r["start_to_containers_ready"], GOAL_RATIO, why),
                    goal_row("AOT cache: ContainersReady -> Ready, with / without", target,
                             r["containers_ready_to_ready"], GOAL_RATIO, why),
-                   goal_row("AOT cache: first-100 P95 / fully warm, with / without", target,
-                            r["first100_over_fully_warm"], 1.0, why)]
+                   goal_row("AOT cache: first-100 P95, with / without", target, r["first100_p95"], 1.0, why)]
     return result
 
 
