@@ -13,6 +13,8 @@
 #
 # Why lanes: make test's cluster suites run on separate local-cluster instances, and most of their time
 # is pods starting under their nodes' CPU budgets and waits on the control plane, not the host's CPU.
+# make test's first lanes are the tools' Go builds beside the Kotlin lint, jars and unit tests, which
+# need none of the tools and leave a core idle on their own.
 set -euo pipefail
 
 MAKE=${MAKE:-make}
