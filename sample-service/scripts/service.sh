@@ -16,7 +16,8 @@ SAMPLE_GRPC_PORT=""
 
 sample_free_port() {
   local port
-  for port in $(shuf -i 20000-45000 -n 50); do
+  # above every fixed port of the local clusters (up to 32099), which may run beside it
+  for port in $(shuf -i 33000-45000 -n 50); do
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
   done
   echo "service.sh: no free loopback port found in 50 tries" >&2
