@@ -13,6 +13,8 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=SCRIPTDIR/free-port.sh
+source "$REPO/tools/free-port.sh"
 WORK_DIR="${PG_WORK_DIR:-$REPO/.work/postgres}"
 STATE="$WORK_DIR/state.env"
 DB_NAME=danki
@@ -50,15 +52,6 @@ as_server_user() {
   if [[ "$user" == "$(id -un)" ]]; then "$@"; else runuser -u "$user" -- "$@"; fi
 }
 
-# Above every fixed port of the local clusters (kubelets 30000 + 100 * instance + ..., up to 32099), which
-# may start beside it (make test runs the PostgreSQL tests beside the end-to-end lane).
-free_port() {
-  local port
-  for port in $(shuf -i 33000-45000 -n 50); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
-  done
-  die "no free loopback port found in 50 tries"
-}
 
 is_running() {
   [[ -f "$STATE" ]] || return 1

@@ -14,24 +14,17 @@ SAMPLE_PID=""
 SAMPLE_URL=""
 SAMPLE_GRPC_PORT=""
 
-sample_free_port() {
-  local port
-  # above every fixed port of the local clusters (up to 32099), which may run beside it
-  for port in $(shuf -i 33000-45000 -n 50); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  echo "service.sh: no free loopback port found in 50 tries" >&2
-  return 1
-}
+# shellcheck source=SCRIPTDIR/../../tools/free-port.sh
+source "$SAMPLE_REPO/tools/free-port.sh"
 
 sample_start() {
   local log="$1"; shift
   [[ -f "$SAMPLE_JAR" ]] || { echo "service.sh: $SAMPLE_JAR missing: build it (make build)" >&2; return 1; }
   local port grpc_port
-  port="$(sample_free_port)" || return 1
+  port="$(free_port)" || return 1
   # a free port for gRPC too: its default 9090 would clash between two services on one host
-  grpc_port="$(sample_free_port)" || return 1
-  [[ "$grpc_port" != "$port" ]] || grpc_port="$(sample_free_port)" || return 1
+  grpc_port="$(free_port)" || return 1
+  [[ "$grpc_port" != "$port" ]] || grpc_port="$(free_port)" || return 1
   SAMPLE_GRPC_PORT="$grpc_port"
   env HOST=127.0.0.1 PORT="$port" GRPC_PORT="$grpc_port" "$@" java -jar "$SAMPLE_JAR" >"$log" 2>&1 &
   SAMPLE_PID=$!

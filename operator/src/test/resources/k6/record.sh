@@ -11,7 +11,7 @@ K6=${K6:-$REPO/bin/k6}
 source "$REPO/sample-service/scripts/service.sh"
 trap sample_stop EXIT
 sample_start "$(mktemp)"
-closed_port=$(sample_free_port)
+closed_port=$(free_port)
 
 record() { # NAME ENV... : one warmup.js run, its summary into summary-NAME.json
   local name=$1; shift
