@@ -61,6 +61,10 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
 	@tools/build-tools.sh etcd k8s kubelet k6 helm registry actionlint syft
 
+.PHONY: tools-cluster
+tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, k6.
+	@tools/build-tools.sh etcd k8s kubelet registry k6
+
 .PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint tool-syft
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
@@ -127,15 +131,18 @@ format: ## Format Kotlin sources with ktlint.
 
 ##@ Test
 
-# On a cold machine the pinned Go tools take about 15 minutes, mostly on both cores, and the Kotlin lint,
-# the jars and the unit tests, which need none of them, leave a core idle: so the two run side by side
-# first (warm, the tools lane only checks versions). The rest then runs in one make, which must not lint
-# the Kotlin again (-o). The API-server and PostgreSQL tests (7 min) open the cluster suites' shorter
-# lane (NODES_LANE_FIRST), beside the end-to-end lane, which is the longer by about 4 minutes.
+# make test runs in two steps of lanes (tools/lanes.sh). First everything that needs no cluster: the Go
+# builds of the cluster's own tools (etcd, the control plane, the kubelet, the registry, k6; about 11 of a
+# cold machine's 15 minutes of Go builds, on both cores) beside the Kotlin lint, jars and unit tests, the
+# other linters (which build helm and actionlint) and the images. Then the cluster suites in two lanes,
+# beside the image checks, which build syft on a cold machine (test-images-niced). The API-server and
+# PostgreSQL tests (7 min) open the cluster suites' shorter lane (NODES_LANE_FIRST), beside the end-to-end
+# lane, which is the longer by about 4 minutes. Two lanes may need the same tool: build-tools.sh builds
+# each under a lock, so the second waits for the first and finds it present.
 .PHONY: test
 test: ## Everything CI runs: lint, unit, image, API-server/PostgreSQL, cluster (real kubelet), end-to-end and fault tests.
-	@MAKE="$(MAKE)" $(REPO)/tools/lanes.sh 'tools: tools' 'jvm: lint-kotlin test-unit'
-	@$(MAKE) --no-print-directory -o lint-kotlin lint test-images test-clusters NODES_LANE_FIRST=test-it
+	@MAKE="$(MAKE)" $(REPO)/tools/lanes.sh 'tools: tools-cluster' 'jvm: lint-kotlin test-unit lint images'
+	@$(MAKE) --no-print-directory test-clusters NODES_LANE_FIRST=test-it CLUSTERS_SIDE_LANE='checks: test-images-niced'
 
 .PHONY: test-unit
 test-unit: build test-bench-reports ## Unit tests (*Test) of every module, and of the bench's report writers.
@@ -147,13 +154,20 @@ test-unit: build test-bench-reports ## Unit tests (*Test) of every module, and o
 # race goes last: by then the other lane runs its lighter chart suites, and the race's bursts of 30
 # pods must each be admitted within the webhook's timeout (with the machine at load 60, one was not).
 .PHONY: test-clusters
-test-clusters: build tools images chart-helm tool-jq ## The cluster suites: test-e2e beside test-real-kubelet, test-faults and test-webhook-race.
-	@MAKE="$(MAKE)" $(REPO)/tools/lanes.sh 'e2e: test-e2e' 'nodes: $(NODES_LANE_FIRST) test-real-kubelet test-faults test-webhook-race'
+test-clusters: build tools-cluster images chart-helm tool-jq ## The cluster suites: test-e2e beside test-real-kubelet, test-faults and test-webhook-race.
+	@MAKE="$(MAKE)" $(REPO)/tools/lanes.sh 'e2e: test-e2e' 'nodes: $(NODES_LANE_FIRST) test-real-kubelet test-faults test-webhook-race' \
+	  $(if $(CLUSTERS_SIDE_LANE),'$(CLUSTERS_SIDE_LANE)')
+
+# Beside the cluster suites in make test, at low priority: on a cold machine it builds syft first, and the
+# suites' waits and timeouts matter more than its minutes.
+.PHONY: test-images-niced
+test-images-niced:
+	@nice -n 10 $(MAKE) --no-print-directory test-images
 
 # Fragments add their suites as prerequisites of these two targets.
 .PHONY: test-it test-e2e e2e-suites
 test-it: ## Tests against a real kube-apiserver and real PostgreSQL (*IT).
-test-e2e: build tools ## End-to-end tests on the local cluster with real JVM pods and real k6.
+test-e2e: build tools-cluster chart-helm ## End-to-end tests on the local cluster with real JVM pods and real k6.
 	@$(MAKE) --no-print-directory cluster-up
 	@rc=0; $(MAKE) --no-print-directory e2e-suites E2E_CHART_HELMS=helm4 || rc=$$?; \
 	  $(MAKE) --no-print-directory cluster-down; exit $$rc

@@ -179,12 +179,23 @@ build_k8s_cmds() {
      -ldflags "all=$ld -s -w" -o "$BIN/" "${pkgs[@]}")
 }
 
+# locked TOOL: build TOOL holding its own lock. make test's lanes can ask for the same tool at once (the
+# Go builds' lane and the lint's, say, both for k6); the second waits for the first, then finds the
+# binary present at its version and skips it. A lock per tool, so other tools build meanwhile.
+locked() {
+  local fd
+  exec {fd}>"$BIN/.build-$1.lock"
+  flock "$fd"
+  "build_$1"
+  exec {fd}>&-
+}
+
+all=(k6 helm etcd k8s kubelet registry actionlint syft)
 targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
-    k6) build_k6 ;; helm) build_helm ;; etcd) build_etcd ;; k8s) build_k8s ;; kubelet) build_kubelet ;;
-    registry) build_registry ;; actionlint) build_actionlint ;; syft) build_syft ;;
-    all) build_k6; build_helm; build_etcd; build_k8s; build_kubelet; build_registry; build_actionlint; build_syft ;;
+    k6 | helm | etcd | k8s | kubelet | registry | actionlint | syft) locked "$t" ;;
+    all) for tool in "${all[@]}"; do locked "$tool"; done ;;
     *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|actionlint|syft|all)" >&2; exit 2 ;;
   esac
 done

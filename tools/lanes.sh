@@ -13,8 +13,9 @@
 #
 # Why lanes: make test's cluster suites run on separate local-cluster instances, and most of their time
 # is pods starting under their nodes' CPU budgets and waits on the control plane, not the host's CPU.
-# make test's first lanes are the tools' Go builds beside the Kotlin lint, jars and unit tests, which
-# need none of the tools and leave a core idle on their own.
+# make test's first lanes are the cluster tools' Go builds beside the Kotlin lint, jars, unit tests and
+# other linters, which need none of them and leave a core idle on their own; its image checks run beside
+# the cluster suites.
 set -euo pipefail
 
 MAKE=${MAKE:-make}
