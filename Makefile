@@ -59,7 +59,7 @@ MVN_TEST := $(MVN) surefire:test -Dktlint.skip -Ddetekt.skip
 
 .PHONY: tools
 tools: ## Build every pinned tool into bin/ (skips those already at their version).
-	@tools/build-tools.sh etcd k8s kubelet k6 helm registry actionlint syft
+	@tools/build-tools.sh all
 
 .PHONY: tools-cluster
 tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, k6.

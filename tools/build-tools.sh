@@ -3,7 +3,7 @@
 # control-plane binaries, the kubelet, the OCI registry, actionlint and syft) from source through the Go module proxy only:
 # no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [k6|helm|etcd|k8s|kubelet|registry|actionlint|syft|all]...   (default: all)
+# Usage: build-tools.sh [etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|all]...   (default: all)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -190,12 +190,12 @@ locked() {
   exec {fd}>&-
 }
 
-all=(k6 helm etcd k8s kubelet registry actionlint syft)
+all=(etcd k8s kubelet registry k6 helm actionlint syft)  # a cluster's own tools first
 targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6 | helm | etcd | k8s | kubelet | registry | actionlint | syft) locked "$t" ;;
     all) for tool in "${all[@]}"; do locked "$tool"; done ;;
-    *) echo "unknown target: $t (k6|helm|etcd|k8s|kubelet|registry|actionlint|syft|all)" >&2; exit 2 ;;
+    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|all)" >&2; exit 2 ;;
   esac
 done

@@ -11,8 +11,9 @@
 # its first failure lines. A CI log is often read from its tail only, and there a failed lane's own
 # lines lie minutes above, under the other lane's output and its cluster coming down.
 #
-# Why lanes: make test's cluster suites run on separate local-cluster instances, and most of their time
-# is pods starting under their nodes' CPU budgets and waits on the control plane, not the host's CPU.
+# Why lanes: make test's cluster suites run on separate local-cluster instances, and much of each one's
+# time is waiting: pods starting under their nodes' CPU budgets, the control plane. Two cluster lanes
+# side by side kept the host's 2 cores about 80 % busy (a cold make test, sampled every 10 s).
 # make test's first lanes are the cluster tools' Go builds beside the Kotlin lint, jars, unit tests and
 # other linters, which need none of them and leave a core idle on their own; its image checks run beside
 # the cluster suites.
