@@ -63,7 +63,7 @@ tools: ## Build every pinned tool into bin/ (skips those already at their versio
 
 .PHONY: tools-cluster
 tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, k6.
-	@tools/build-tools.sh etcd k8s kubelet registry k6
+	@tools/build-tools.sh cluster
 
 .PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint tool-syft
 tool-k6: ## Build the pinned k6 into bin/.
@@ -167,7 +167,7 @@ test-images-niced:
 # Fragments add their suites as prerequisites of these two targets.
 .PHONY: test-it test-e2e e2e-suites
 test-it: ## Tests against a real kube-apiserver and real PostgreSQL (*IT).
-test-e2e: build tools-cluster chart-helm ## End-to-end tests on the local cluster with real JVM pods and real k6.
+test-e2e: build tools-cluster ## End-to-end tests on the local cluster with real JVM pods and real k6.
 	@$(MAKE) --no-print-directory cluster-up
 	@rc=0; $(MAKE) --no-print-directory e2e-suites E2E_CHART_HELMS=helm4 || rc=$$?; \
 	  $(MAKE) --no-print-directory cluster-down; exit $$rc

@@ -29,7 +29,7 @@ test-it-cli: tool-kube build ## CLI *IT (errors, HPA path, danki bench on the sa
 
 .PHONY: e2e-cli
 e2e-suites: e2e-cli
-e2e-cli: cli build ## `danki prewarm` end to end on the running local cluster: operator, sample service, real k6 (KUBECONFIG).
+e2e-cli: cli build chart-helm ## `danki prewarm` end to end on the running local cluster: operator, sample service, real k6 (KUBECONFIG).
 	@test -f "$$KUBECONFIG" || { echo "e2e-cli: no kubeconfig at $$KUBECONFIG (make cluster-up first)"; exit 1; }
 	REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) OPERATOR_JAR=$(OPERATOR_JAR) $(CLI_DIR)/e2e/prewarm-e2e.sh 2>&1 | tee $(CLI_E2E_LOG)
 

@@ -3,7 +3,8 @@
 # control-plane binaries, the kubelet, the OCI registry, actionlint and syft) from source through the Go module proxy only:
 # no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|all]...   (default: all)
+# Usage: build-tools.sh [etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|cluster|all]...   (default: all)
+#        cluster: what a local cluster and its suites need (etcd, k8s, kubelet, registry, k6)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -190,12 +191,14 @@ locked() {
   exec {fd}>&-
 }
 
-all=(etcd k8s kubelet registry k6 helm actionlint syft)  # a cluster's own tools first
+cluster=(etcd k8s kubelet registry k6)
+all=("${cluster[@]}" helm actionlint syft)  # a cluster's own tools first
 targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6 | helm | etcd | k8s | kubelet | registry | actionlint | syft) locked "$t" ;;
+    cluster) for tool in "${cluster[@]}"; do locked "$tool"; done ;;
     all) for tool in "${all[@]}"; do locked "$tool"; done ;;
-    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|all)" >&2; exit 2 ;;
+    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|cluster|all)" >&2; exit 2 ;;
   esac
 done

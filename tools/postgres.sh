@@ -52,7 +52,6 @@ as_server_user() {
   if [[ "$user" == "$(id -un)" ]]; then "$@"; else runuser -u "$user" -- "$@"; fi
 }
 
-
 is_running() {
   [[ -f "$STATE" ]] || return 1
   # shellcheck disable=SC1090
