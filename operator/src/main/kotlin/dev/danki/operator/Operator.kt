@@ -97,7 +97,7 @@ class Operator(
             config.runnerImage?.let { image ->
                 val resources =
                     config.runnerResources?.let { RunnerPodSpec.resourcesOf(it) } ?: RunnerPodSpec.DEFAULT_RESOURCES
-                RunnerPods(client, caches.pods, image, resources)
+                RunnerPods(client, image, resources)
             }
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         // the first bytes of a pod's log: a training JVM that would not start, a pod's JVM that refused its cache

@@ -1,12 +1,10 @@
 package dev.danki.operator.runner
 
-import dev.danki.operator.kube.Cache
 import dev.danki.operator.warmup.AttemptStarter
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.K6Runner
 import dev.danki.operator.warmup.K6Settings
 import dev.danki.operator.warmup.RunningAttempt
-import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.ResourceRequirements
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
@@ -21,7 +19,6 @@ import java.time.Instant
  */
 class RunnerPods(
     private val client: KubernetesClient,
-    private val pods: Cache<Pod>,
     private val image: String,
     private val resources: ResourceRequirements = RunnerPodSpec.DEFAULT_RESOURCES,
 ) : AttemptStarter {
@@ -41,7 +38,7 @@ class RunnerPods(
         } catch (e: KubernetesClientException) {
             throw IOException("runner pod ${target.namespace}/$name not created: ${e.status?.message ?: e.message}", e)
         }
-        return RunnerPod(client, pods, request, target.namespace, name)
+        return RunnerPod(client, request, target.namespace, name)
     }
 
     private fun checkFlow(namespace: String, configMap: String, key: String) {
