@@ -212,10 +212,7 @@ class MissedGates(
          * only hide a missed pod, never report a pod from before the opt-in.
          */
         fun optedInAt(deployment: Deployment, namespace: Namespace? = null): Instant? =
-            if (deployment.metadata.annotations
-                    .orEmpty()
-                    .containsKey(Keys.Annotations.WARMUP)
-            ) {
+            if (Keys.Annotations.WARMUP in deployment.metadata.annotations.orEmpty()) {
                 writtenAt(deployment, "f:annotations", Keys.Annotations.WARMUP)
             } else {
                 namespace?.let { writtenAt(it, "f:labels", Keys.NAMESPACE_OPT_IN_LABEL) }

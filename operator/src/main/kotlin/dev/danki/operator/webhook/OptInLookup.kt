@@ -129,9 +129,7 @@ class OptInLookup(
         // the namespace's label counts only without the Deployment's own annotation, and only when unseen
         val needsNamespace =
             namespaceOptIn &&
-                !deployment.metadata.annotations
-                    .orEmpty()
-                    .containsKey(Keys.Annotations.WARMUP) &&
+                Keys.Annotations.WARMUP !in deployment.metadata.annotations.orEmpty() &&
                 cachedLabels[Keys.NAMESPACE_OPT_IN_LABEL] != Keys.WARMUP_LABEL_VALUE
         val labels = if (needsNamespace) api.namespaceLabels(namespace).orEmpty() else cachedLabels
         return Found(deployment, labels, WarmupMetrics.LOOKUP_API)

@@ -4,7 +4,6 @@ import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
-import org.bouncycastle.asn1.sec.ECPrivateKey as SecPrivateKey
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo
 import org.bouncycastle.util.io.pem.PemObject
 import org.junit.jupiter.api.Test
@@ -12,6 +11,7 @@ import java.security.interfaces.ECPrivateKey
 import java.time.Duration
 import java.time.Instant
 import java.util.Base64
+import org.bouncycastle.asn1.sec.ECPrivateKey as SecPrivateKey
 
 class StoredCertificatesTest {
     private val names = Certificates.serviceNames("danki-webhook", "danki-system")
