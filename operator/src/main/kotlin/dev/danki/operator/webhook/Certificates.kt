@@ -10,7 +10,6 @@ import org.bouncycastle.asn1.x509.GeneralNames
 import org.bouncycastle.asn1.x509.KeyPurposeId
 import org.bouncycastle.asn1.x509.KeyUsage
 import org.bouncycastle.asn1.x9.X9ObjectIdentifiers
-import org.bouncycastle.cert.X509CertificateHolder
 import org.bouncycastle.cert.X509v3CertificateBuilder
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter
 import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils
@@ -23,21 +22,26 @@ import org.bouncycastle.util.io.pem.PemObject
 import java.io.StringReader
 import java.io.StringWriter
 import java.math.BigInteger
+import java.net.Socket
 import java.security.KeyFactory
 import java.security.KeyPair
 import java.security.KeyPairGenerator
 import java.security.KeyStore
+import java.security.Principal
 import java.security.PrivateKey
 import java.security.SecureRandom
+import java.security.cert.CertificateFactory
 import java.security.cert.X509Certificate
 import java.security.spec.ECGenParameterSpec
 import java.security.spec.PKCS8EncodedKeySpec
 import java.time.Duration
 import java.time.Instant
-import java.util.Base64
 import java.util.Date
+import java.util.concurrent.atomic.AtomicReference
 import javax.net.ssl.SSLContext
+import javax.net.ssl.SSLEngine
 import javax.net.ssl.TrustManagerFactory
+import javax.net.ssl.X509ExtendedKeyManager
 
 /**
  * danki's own small PKI for the webhook, built with BouncyCastle: a CA, and serving certificates
@@ -86,11 +90,8 @@ object Certificates {
 
     /** A certificate, or a private key as PKCS#8 (`PRIVATE KEY`, the JDK's own encoding), in PEM. */
     fun pem(value: Any): String {
-        if (value !is PrivateKey) {
-            return StringWriter().also { out -> JcaPEMWriter(out).use { it.writeObject(value) } }.toString()
-        }
-        val body = Base64.getMimeEncoder(PEM_LINE, "\n".toByteArray()).encodeToString(value.encoded)
-        return "-----BEGIN PRIVATE KEY-----\n$body\n-----END PRIVATE KEY-----\n"
+        val pemObject = if (value is PrivateKey) PemObject("PRIVATE KEY", value.encoded) else value
+        return StringWriter().also { out -> JcaPEMWriter(out).use { it.writeObject(pemObject) } }.toString()
     }
 
     /**
@@ -106,33 +107,21 @@ object Certificates {
 
     /** Every certificate in a PEM text (a caBundle holds one or two). */
     fun certificatesOf(pem: String): List<X509Certificate> =
-        PEMParser(StringReader(pem)).use { parser ->
-            generateSequence { parser.readObject() }
-                .filterIsInstance<X509CertificateHolder>()
-                .map { JcaX509CertificateConverter().getCertificate(it) }
-                .toList()
+        CertificateFactory.getInstance("X.509").generateCertificates(pem.byteInputStream()).map {
+            it as X509Certificate
         }
 
     /** A private key from PEM: PKCS#8 (`PRIVATE KEY`, danki's), or PKCS#1 / SEC 1 as cert-manager may write. */
     fun privateKeyOf(pem: String): PrivateKey {
-        val pkcs8 = PKCS8_PEM.find(pem)
-        if (pkcs8 != null) {
-            val der = Base64.getMimeDecoder().decode(pkcs8.groupValues[1])
-            val algorithm = algorithmOf(PrivateKeyInfo.getInstance(der))
-            return KeyFactory.getInstance(algorithm).generatePrivate(PKCS8EncodedKeySpec(der))
-        }
-        val parsed = PEMParser(StringReader(pem)).use { it.readObject() }
         val info =
-            when (parsed) {
+            when (val parsed = PEMParser(StringReader(pem)).use { it.readObject() }) {
                 is PEMKeyPair -> parsed.privateKeyInfo
                 is PrivateKeyInfo -> parsed
                 else -> throw IllegalArgumentException("no private key in PEM (${parsed?.javaClass?.simpleName})")
             }
-        return KeyFactory.getInstance(algorithmOf(info)).generatePrivate(PKCS8EncodedKeySpec(info.encoded))
+        val algorithm = if (info.privateKeyAlgorithm.algorithm == X9ObjectIdentifiers.id_ecPublicKey) "EC" else "RSA"
+        return KeyFactory.getInstance(algorithm).generatePrivate(PKCS8EncodedKeySpec(info.encoded))
     }
-
-    private fun algorithmOf(info: PrivateKeyInfo) =
-        if (info.privateKeyAlgorithm.algorithm == X9ObjectIdentifiers.id_ecPublicKey) "EC" else "RSA"
 
     private fun keyPair(): KeyPair =
         KeyPairGenerator
@@ -166,9 +155,81 @@ object Certificates {
     }
 
     private const val SERIAL_BITS = 64
-    private const val PEM_LINE = 64
-    private val PKCS8_PEM = Regex("-----BEGIN PRIVATE KEY-----([^-]+)-----END PRIVATE KEY-----")
 
     /** Back-dated a minute: a node whose clock runs behind must not see a certificate from the future. */
     private val CLOCK_SKEW: Duration = Duration.ofMinutes(1)
+}
+
+/** A private key and its certificate: the CA's, or the webhook's serving certificate. */
+class KeyMaterial(
+    val key: PrivateKey,
+    val certificate: X509Certificate,
+) {
+    val notAfter: Instant get() = certificate.notAfter.toInstant()
+
+    /** Two thirds of the lifetime have passed: time to renew, with a third left for every replica to reload. */
+    fun dueForRenewal(now: Instant): Boolean {
+        val notBefore = certificate.notBefore.toInstant()
+        val lifetime = Duration.between(notBefore, notAfter)
+        return now.isAfter(notBefore.plus(lifetime.multipliedBy(2).dividedBy(RENEW_DIVISOR)))
+    }
+
+    /** True when [issuer] signed this certificate. */
+    fun signedBy(issuer: X509Certificate): Boolean = runCatching { certificate.verify(issuer.publicKey) }.isSuccess
+
+    private companion object {
+        const val RENEW_DIVISOR = 3L
+    }
+}
+
+/**
+ * The webhook's serving key and certificate chain, swappable while the server runs: each TLS handshake
+ * reads the current pair, so a rotated certificate is served from the next connection on, no restart.
+ */
+class ServingKeys : X509ExtendedKeyManager() {
+    private val current = AtomicReference<KeyMaterial?>(null)
+
+    /** True once a certificate is loaded: until then the replica is not ready to admit pods. */
+    fun loaded(): Boolean = current.get() != null
+
+    /** The certificate served now, for comparisons and logs. */
+    fun serving(): X509Certificate? = current.get()?.certificate
+
+    fun load(serving: KeyMaterial) {
+        current.set(serving)
+    }
+
+    override fun chooseEngineServerAlias(
+        keyType: String?,
+        issuers: Array<out Principal>?,
+        engine: SSLEngine?,
+    ): String? = aliasFor(keyType)
+
+    override fun chooseServerAlias(keyType: String?, issuers: Array<out Principal>?, socket: Socket?): String? =
+        aliasFor(keyType)
+
+    override fun getCertificateChain(alias: String?): Array<X509Certificate>? =
+        current.get()?.let {
+            arrayOf(it.certificate)
+        }
+
+    override fun getPrivateKey(alias: String?): PrivateKey? = current.get()?.key
+
+    override fun getServerAliases(keyType: String?, issuers: Array<out Principal>?): Array<String>? =
+        aliasFor(keyType)?.let { arrayOf(it) }
+
+    // the webhook is a server only
+    override fun getClientAliases(keyType: String?, issuers: Array<out Principal>?): Array<String>? = null
+
+    override fun chooseClientAlias(
+        keyType: Array<out String>?,
+        issuers: Array<out Principal>?,
+        socket: Socket?,
+    ): String? = null
+
+    /** JSSE asks per key type (EC, RSA, ...): offer the key only for its own type. */
+    private fun aliasFor(keyType: String?): String? {
+        val key = current.get()?.key ?: return null
+        return "webhook".takeIf { keyType == null || keyType.startsWith(key.algorithm) }
+    }
 }

@@ -5,7 +5,6 @@ import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.ObjectKeys
-import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.DurationFormat
@@ -15,6 +14,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
@@ -144,7 +145,7 @@ class MissedGates(
      * all replaced; pods that keep arriving ungated after it mean the webhook is not reaching them.
      */
     private fun withinReplacementBudget(key: String, pod: Pod): Boolean {
-        val created = pod.metadata.creationTimestamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
+        val created = instantOf(pod.metadata.creationTimestamp)
         return synchronized(replacements) {
             val since = now().minus(REPLACEMENT_WINDOW)
             replacements.values.removeIf { it.firstEviction.isBefore(since) }
@@ -190,7 +191,7 @@ class MissedGates(
                     ?.conditions
                     .orEmpty()
                     .firstOrNull { it.type == "Ready" && it.status == "True" }
-            val since = ready?.lastTransitionTime?.let { runCatching { Instant.parse(it) }.getOrNull() }
+            val since = instantOf(ready?.lastTransitionTime)
             return since?.let { Duration.between(it, now).coerceAtLeast(Duration.ZERO) } ?: Duration.ZERO
         }
 
@@ -200,7 +201,7 @@ class MissedGates(
          * unknown: a false report costs an Event, a missed one a cold pod.
          */
         fun missed(pod: Pod, optedIn: Instant?): Boolean {
-            val created = pod.metadata.creationTimestamp?.let { runCatching { Instant.parse(it) }.getOrNull() }
+            val created = instantOf(pod.metadata.creationTimestamp)
             return optedIn == null || created == null || !created.isBefore(optedIn)
         }
 
@@ -211,10 +212,7 @@ class MissedGates(
          * only hide a missed pod, never report a pod from before the opt-in.
          */
         fun optedInAt(deployment: Deployment, namespace: Namespace? = null): Instant? =
-            if (deployment.metadata.annotations
-                    .orEmpty()
-                    .containsKey(Keys.Annotations.WARMUP)
-            ) {
+            if (Keys.Annotations.WARMUP in deployment.metadata.annotations.orEmpty()) {
                 writtenAt(deployment, "f:annotations", Keys.Annotations.WARMUP)
             } else {
                 namespace?.let { writtenAt(it, "f:labels", Keys.NAMESPACE_OPT_IN_LABEL) }
@@ -224,13 +222,65 @@ class MissedGates(
             resource.metadata.managedFields
                 .orEmpty()
                 .filter { owns(it.fieldsV1?.additionalProperties, fieldSet, key) }
-                .mapNotNull { entry -> entry.time?.let { runCatching { Instant.parse(it) }.getOrNull() } }
+                .mapNotNull { instantOf(it.time) }
                 .maxOrNull()
+
+        /** An API server's timestamp; null when absent or unreadable. */
+        private fun instantOf(time: String?): Instant? = time?.let { runCatching { Instant.parse(it) }.getOrNull() }
 
         private fun owns(fields: Map<String, Any>?, fieldSet: String, key: String): Boolean {
             val metadata = fields?.get("f:metadata") as? Map<*, *> ?: return false
             val keys = metadata[fieldSet] as? Map<*, *> ?: return false
             return keys.containsKey("f:$key")
         }
+    }
+}
+
+/**
+ * Whether the API server can reach danki's webhook now: its Service has a ready endpoint. A pod evicted
+ * to be recreated with the gate is worth evicting only then. Right after danki comes back, the leader
+ * acts before its replicas have passed their readiness probes and joined the Service, and a replacement
+ * created then is admitted ungated again ("no endpoints available for service").
+ */
+class WebhookEndpoints(
+    private val client: KubernetesClient,
+    private val namespace: String,
+    private val service: String,
+    private val now: () -> Instant = Instant::now,
+) {
+    private val log = LoggerFactory.getLogger(WebhookEndpoints::class.java)
+
+    @Volatile private var last: Pair<Instant, Boolean>? = null
+
+    /** True when an EndpointSlice of the webhook Service lists a ready endpoint (read at most every [FRESH]). */
+    fun ready(): Boolean {
+        last?.takeIf { (at, _) -> Duration.between(at, now()) < FRESH }?.let { return it.second }
+        val ready =
+            try {
+                client
+                    .discovery()
+                    .v1()
+                    .endpointSlices()
+                    .inNamespace(namespace)
+                    .withLabel(SERVICE_NAME_LABEL, service)
+                    .list()
+                    .items
+                    // an unset ready condition means ready, as EndpointSlice consumers read it
+                    .any { slice -> slice.endpoints.orEmpty().any { it.conditions?.ready != false } }
+            } catch (e: KubernetesClientException) {
+                log
+                    .atWarn()
+                    .addKeyValue("service", "$namespace/$service")
+                    .setCause(e)
+                    .log("cannot tell whether the webhook is reachable; no ungated pod is replaced meanwhile")
+                false
+            }
+        last = now() to ready
+        return ready
+    }
+
+    private companion object {
+        const val SERVICE_NAME_LABEL = "kubernetes.io/service-name"
+        val FRESH: Duration = Duration.ofSeconds(2)
     }
 }

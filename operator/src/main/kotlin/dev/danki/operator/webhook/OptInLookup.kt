@@ -1,9 +1,11 @@
 package dev.danki.operator.webhook
 
+import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.apps.Deployment
+import io.fabric8.kubernetes.client.KubernetesClient
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.util.concurrent.ArrayBlockingQueue
@@ -64,8 +66,12 @@ class OptInLookup(
     fun find(namespace: String, deployment: String): Found {
         cachedOptIn(namespace, deployment)?.let { return it }
         val cachedLabels = cache.namespaceLabels(namespace).orEmpty()
+        // on the read threads, given up after the budget (the read itself ends at the client's own timeout)
         return try {
-            val fresh = withinBudget { readThrough(namespace, deployment, cachedLabels) }
+            val fresh =
+                CompletableFuture
+                    .supplyAsync({ readThrough(namespace, deployment, cachedLabels) }, reads)
+                    .get(budget.toMillis(), TimeUnit.MILLISECONDS)
             metrics.webhookRead(
                 if (fresh.deployment ==
                     null
@@ -76,18 +82,34 @@ class OptInLookup(
                 },
             )
             fresh
-        } catch (e: ReadFailed) {
-            metrics.webhookRead(WarmupMetrics.READ_FAILED)
-            log
-                .atWarn()
-                .addKeyValue("namespace", namespace)
-                .addKeyValue("deployment", deployment)
-                .addKeyValue("budgetMillis", budget.toMillis())
-                .setCause(e.cause)
-                .log("could not read the pod's Deployment in time; the cache alone decides its gate")
-            // the informer may have caught up while the read waited: a second look costs nothing
-            cachedOptIn(namespace, deployment) ?: Found(null, cachedLabels, WarmupMetrics.LOOKUP_FAILED)
+        } catch (e: ExecutionException) {
+            failed(namespace, deployment, cachedLabels, e.cause ?: e)
+        } catch (e: TimeoutException) {
+            failed(namespace, deployment, cachedLabels, e)
+        } catch (e: RejectedExecutionException) {
+            failed(namespace, deployment, cachedLabels, e)
+        } catch (e: InterruptedException) {
+            Thread.currentThread().interrupt()
+            failed(namespace, deployment, cachedLabels, e)
         }
+    }
+
+    private fun failed(
+        namespace: String,
+        deployment: String,
+        cachedLabels: Map<String, String>,
+        cause: Throwable,
+    ): Found {
+        metrics.webhookRead(WarmupMetrics.READ_FAILED)
+        log
+            .atWarn()
+            .addKeyValue("namespace", namespace)
+            .addKeyValue("deployment", deployment)
+            .addKeyValue("budgetMillis", budget.toMillis())
+            .setCause(cause)
+            .log("could not read the pod's Deployment in time; the cache alone decides its gate")
+        // the informer may have caught up while the read waited: a second look costs nothing
+        return cachedOptIn(namespace, deployment) ?: Found(null, cachedLabels, WarmupMetrics.LOOKUP_FAILED)
     }
 
     /** What the cache has, when it shows the Deployment opted in. */
@@ -107,35 +129,11 @@ class OptInLookup(
         // the namespace's label counts only without the Deployment's own annotation, and only when unseen
         val needsNamespace =
             namespaceOptIn &&
-                !deployment.metadata.annotations
-                    .orEmpty()
-                    .containsKey(Keys.Annotations.WARMUP) &&
+                Keys.Annotations.WARMUP !in deployment.metadata.annotations.orEmpty() &&
                 cachedLabels[Keys.NAMESPACE_OPT_IN_LABEL] != Keys.WARMUP_LABEL_VALUE
         val labels = if (needsNamespace) api.namespaceLabels(namespace).orEmpty() else cachedLabels
         return Found(deployment, labels, WarmupMetrics.LOOKUP_API)
     }
-
-    /** [read] on the read threads, given up after [budget] (the read itself ends at the client's own timeout). */
-    private fun <T> withinBudget(read: () -> T): T {
-        val failure: Throwable =
-            try {
-                return CompletableFuture.supplyAsync(read, reads).get(budget.toMillis(), TimeUnit.MILLISECONDS)
-            } catch (e: ExecutionException) {
-                e.cause ?: e
-            } catch (e: TimeoutException) {
-                e
-            } catch (e: RejectedExecutionException) {
-                e
-            } catch (e: InterruptedException) {
-                Thread.currentThread().interrupt()
-                e
-            }
-        throw ReadFailed(failure)
-    }
-
-    private class ReadFailed(
-        cause: Throwable,
-    ) : Exception(cause)
 
     companion object {
         /** Half the chart's default 10 s webhook timeout, as WebhookSettings.readBudget. */
@@ -143,4 +141,35 @@ class OptInLookup(
         private const val READ_THREADS = 8
         private const val READ_QUEUE = 64
     }
+}
+
+/** The two sources [OptInLookup] reads: the operator's informer caches, and the API server itself. */
+object OptInReads {
+    fun cache(caches: Caches): OptInLookup.Reads =
+        object : OptInLookup.Reads {
+            override fun deployment(namespace: String, name: String): Deployment? =
+                caches.deployments.get(namespace, name)
+
+            override fun namespaceLabels(namespace: String): Map<String, String> = caches.namespaceLabels(namespace)
+        }
+
+    /** Plain GETs: served from etcd, so as fresh as the write that made the pod's ReplicaSet. */
+    fun api(client: KubernetesClient): OptInLookup.Reads =
+        object : OptInLookup.Reads {
+            override fun deployment(namespace: String, name: String): Deployment? =
+                client
+                    .apps()
+                    .deployments()
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get()
+
+            override fun namespaceLabels(namespace: String): Map<String, String>? =
+                client
+                    .namespaces()
+                    .withName(namespace)
+                    .get()
+                    ?.metadata
+                    ?.labels
+        }
 }

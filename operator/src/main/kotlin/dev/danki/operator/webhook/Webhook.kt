@@ -39,7 +39,8 @@ class Webhook(
     private val warmup = WebhookWarmup({ server.port }, keys, settings.namespace)
     private val rotation =
         CertificateRotation(
-            settings.certDir?.let { MountedCertificates(it, keys) } ?: OwnCertificates(client, settings, keys),
+            settings.certDir?.let { MountedCertificates(it, keys)::check }
+                ?: OwnCertificates(client, settings, keys)::check,
             keys,
             settings.checkEvery,
         )

@@ -191,13 +191,20 @@ class WebhookConfigLoaderTest {
                     "DANKI_GATE_INJECTION" to "webhook",
                     "DANKI_WEBHOOK_CERT_VALIDITY" to "soon",
                     "DANKI_WEBHOOK_TIMEOUT_SECONDS" to "0",
+                    "DANKI_WEBHOOK_PORT" to "https",
                 )
             }
-        error.message shouldContain "DANKI_WEBHOOK_SERVICE"
-        error.message shouldContain "DANKI_WEBHOOK_CONFIGURATION"
-        error.message shouldContain "DANKI_WEBHOOK_SECRET"
-        error.message shouldContain "DANKI_WEBHOOK_CERT_VALIDITY=soon"
-        error.message shouldContain "DANKI_WEBHOOK_TIMEOUT_SECONDS=0"
+        error.problems shouldBe
+            listOf(
+                "DANKI_GATE_INJECTION=webhook: set DANKI_WEBHOOK_SECRET (own certificates) or " +
+                    "DANKI_WEBHOOK_CERT_DIR (cert-manager's)",
+                "DANKI_WEBHOOK_CERT_VALIDITY=soon: expected a whole number with a unit s, m, h or d, e.g. 2160h",
+                "DANKI_WEBHOOK_PORT=https: expected a whole number from 1 to 65535",
+                "DANKI_WEBHOOK_TIMEOUT_SECONDS=0: expected a whole number from 1 to 30 (the webhook " +
+                    "configuration's timeoutSeconds)",
+                "DANKI_WEBHOOK_SERVICE: required with DANKI_GATE_INJECTION=webhook",
+                "DANKI_WEBHOOK_CONFIGURATION: required with DANKI_GATE_INJECTION=webhook",
+            )
         shouldThrow<ConfigException> { load("DANKI_GATE_INJECTION" to "admission") }.message shouldContain
             "webhook, template"
     }

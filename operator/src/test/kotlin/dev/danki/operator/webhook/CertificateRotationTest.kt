@@ -12,15 +12,14 @@ class CertificateRotationTest {
     fun `a check that throws an Error is tried again, and the loop goes on`() {
         val checks = AtomicInteger()
         val third = CountDownLatch(1)
-        val source =
-            CertificateSource {
-                val n = checks.incrementAndGet()
-                if (n == 3) third.countDown()
-                // an Error, not an Exception: a class that failed to load, say
-                if (n == 1) throw NoClassDefFoundError("io/example/Missing")
-                error("Secret danki-webhook-tls not found")
-            }
-        val rotation = CertificateRotation(source, ServingKeys(), Duration.ofMinutes(10), retry = Duration.ofMillis(10))
+        val check = {
+            val n = checks.incrementAndGet()
+            if (n == 3) third.countDown()
+            // an Error, not an Exception: a class that failed to load, say
+            if (n == 1) throw NoClassDefFoundError("io/example/Missing")
+            error("Secret danki-webhook-tls not found")
+        }
+        val rotation = CertificateRotation(check, ServingKeys(), Duration.ofMinutes(10), retry = Duration.ofMillis(10))
         rotation.start()
         try {
             third.await(10, TimeUnit.SECONDS) shouldBe true

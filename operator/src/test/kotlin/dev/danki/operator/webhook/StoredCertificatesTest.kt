@@ -4,9 +4,14 @@ import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.shouldNotBe
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo
+import org.bouncycastle.util.io.pem.PemObject
 import org.junit.jupiter.api.Test
+import java.security.interfaces.ECPrivateKey
 import java.time.Duration
 import java.time.Instant
+import java.util.Base64
+import org.bouncycastle.asn1.sec.ECPrivateKey as SecPrivateKey
 
 class StoredCertificatesTest {
     private val names = Certificates.serviceNames("danki-webhook", "danki-system")
@@ -59,5 +64,19 @@ class StoredCertificatesTest {
         val reissued = next(rotated, at.plus(Duration.ofSeconds(10)))!!
         reissued.serving.signedBy(rotated.ca.certificate) shouldBe true
         reissued.previousCa shouldBe first.ca.certificate
+    }
+
+    @Test
+    fun `a key is written as PKCS#8 and read back from it, or from SEC 1 as cert-manager may write it`() {
+        val key = next(null, t0)!!.serving.key
+        val pkcs8 = Certificates.pem(key)
+        val body = Base64.getMimeEncoder(64, "\n".toByteArray()).encodeToString(key.encoded)
+        pkcs8 shouldBe "-----BEGIN PRIVATE KEY-----\n$body\n-----END PRIVATE KEY-----\n"
+        Certificates.privateKeyOf(pkcs8) shouldBe key
+        // SEC 1 with the curve named inside, as Go's x509.MarshalECPrivateKey writes it
+        val info = PrivateKeyInfo.getInstance(key.encoded)
+        val s = (key as ECPrivateKey).s
+        val sec1 = SecPrivateKey(256, s, info.privateKeyAlgorithm.parameters).encoded
+        (Certificates.privateKeyOf(Certificates.pem(PemObject("EC PRIVATE KEY", sec1))) as ECPrivateKey).s shouldBe s
     }
 }
