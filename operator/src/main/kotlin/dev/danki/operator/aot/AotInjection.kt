@@ -3,6 +3,9 @@ package dev.danki.operator.aot
 import dev.danki.operator.config.AotSettings
 import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.runner.Hardening
+import io.fabric8.kubernetes.api.model.Container
+import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.EnvVar
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.Quantity
@@ -13,9 +16,9 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 /**
  * What the webhook adds to a pod being created so that its JVM starts from its Deployment's AOT cache,
  * as JSON Patch operations: the cache's digest as an annotation, the claim and an emptyDir as volumes,
- * [AotVerifyContainer] after the pod's own init containers, and in the JVM container the copy's mount
- * and `-XX:AOTCache` (through [JvmOptions]). Pure: the Deployment and its AotCache are looked up by the
- * caller, which adds these operations only to a pod that will be warmed.
+ * the verify container ([VERIFY_SCRIPT]) after the pod's own init containers, and in the JVM container the
+ * copy's mount and `-XX:AOTCache` (through [JvmOptions]). Pure: the Deployment and its AotCache are looked
+ * up by the caller, which adds these operations only to a pod that will be warmed.
  */
 object AotInjection {
     /** [ops] to add (empty: the pod starts without a cache); [refusal]: why [JvmOptions] would not add the option. */
@@ -56,9 +59,11 @@ object AotInjection {
         val index = spec.containers.indexOfFirst { it.name == jvm.name }
         val container = spec.containers[index]
         // other JVM options are the JVM's to judge: it refuses a cache it cannot use, and danki retrains
-        return when (val r = JvmOptions.append(container.env.orEmpty(), !container.envFrom.isNullOrEmpty(), OPTION)) {
-            is JvmOptions.Result.Refused -> Result(emptyList(), r.reason)
-            is JvmOptions.Result.Appended -> Result(ops(pod, index, r.env, runnerImage, stored))
+        return try {
+            val env = JvmOptions.append(container.env.orEmpty(), !container.envFrom.isNullOrEmpty(), OPTION)
+            Result(ops(pod, index, env, runnerImage, stored))
+        } catch (refused: JvmOptions.Refused) {
+            Result(emptyList(), refused.reason)
         }
     }
 
@@ -82,7 +87,7 @@ object AotInjection {
             addToMap("/metadata/annotations", pod.metadata?.annotations, Keys.Aot.CACHE_ANNOTATION, stored.sha256),
             addToList("/spec/volumes", spec.volumes, storeVolume(stored.claimName)),
             op("/spec/volumes/-", copyVolume(stored.sizeBytes)),
-            addToList("/spec/initContainers", spec.initContainers, verifier(runnerImage, stored)),
+            addToList("/spec/initContainers", spec.initContainers, verifier(runnerImage, stored.sha256, stored.file)),
             addToList("$at/volumeMounts", container.volumeMounts, copyMount),
             // `add` of a member that exists replaces it: the whole env, as JvmOptions returned it
             op("$at/env", env),
@@ -150,7 +155,59 @@ object AotInjection {
         return "${(sizeBytes + MI - 1) / MI + COPY_HEADROOM_MI}Mi"
     }
 
-    private fun verifier(image: String, stored: Stored) = AotVerifyContainer.of(image, stored.sha256, stored.file)
+    /**
+     * The init container given a cache: it copies the cache from the Deployment's claim into the pod's own
+     * volume and keeps the copy only when its SHA-256 is the one the AotCache names. The claim can be
+     * written by any pod of the namespace that mounts it; the copy, checked after it was made, is what the
+     * JVM maps, so a file swapped on the claim is never used. It runs danki's runner image, never the
+     * tenant's, and always exits 0: a missing or wrong cache means a cold start, never a pod that does not
+     * start. What it found is its termination message, which [AotProbe] reads: `verified <sha256>` or
+     * `absent: <why>`.
+     */
+    private fun verifier(image: String, sha256: String, file: String): Container =
+        ContainerBuilder()
+            .withName(Keys.Aot.VERIFY_CONTAINER)
+            .withImage(image)
+            .withCommand("sh", "-c", VERIFY_SCRIPT)
+            .withEnv(EnvVar(SHA256_ENV, sha256, null), EnvVar(FILE_ENV, file, null))
+            .addNewVolumeMount()
+            .withName(Keys.Aot.STORE_VOLUME)
+            .withMountPath(Keys.Aot.STORE_DIR)
+            .withReadOnly(true)
+            .endVolumeMount()
+            .addNewVolumeMount()
+            .withName(Keys.Aot.COPY_VOLUME)
+            .withMountPath(Keys.Aot.COPY_DIR)
+            .endVolumeMount()
+            .withResources(Hardening.SMALL)
+            .withSecurityContext(Hardening.container(ownUser = true))
+            .withTerminationMessagePolicy("File")
+            .build()
+
+    const val SHA256_ENV = "DANKI_AOT_SHA256"
+    const val FILE_ENV = "DANKI_AOT_FILE"
+
+    /**
+     * The verify container's POSIX sh (busybox or dash): sh, cp, mv, chmod, rm, sha256sum. The values come
+     * in the environment and are only ever expanded inside double quotes; the paths are constants without
+     * quotes. The copy is renamed to [Keys.Aot.COPY_FILE] only when its digest matches.
+     */
+    val VERIFY_SCRIPT =
+        """
+        tmp='${Keys.Aot.COPY_FILE}.tmp'
+        dst='${Keys.Aot.COPY_FILE}'
+        src='${Keys.Aot.STORE_DIR}'/"${'$'}$FILE_ENV"
+        report() { printf '%s\n' "${'$'}1" > /dev/termination-log || :; }
+        absent() { rm -f "${'$'}tmp" "${'$'}dst"; report "${Keys.Aot.ABSENT}: ${'$'}1"; exit 0; }
+        [ -f "${'$'}src" ] || absent "no cache file at ${'$'}$FILE_ENV"
+        cp "${'$'}src" "${'$'}tmp" || absent "the cache file could not be copied"
+        got=${'$'}(sha256sum "${'$'}tmp") || absent "the cache file could not be read"
+        got=${'$'}{got%% *}
+        [ "${'$'}got" = "${'$'}$SHA256_ENV" ] || absent "checksum mismatch: got ${'$'}got"
+        mv "${'$'}tmp" "${'$'}dst" && chmod 0444 "${'$'}dst" || absent "the cache file could not be placed"
+        report "${Keys.Aot.VERIFIED} ${'$'}got"
+        exit 0
+        """.trimIndent()
 
     /** Adds [value] to the list at [path]: the whole list when there is none yet (or an empty one), else appended. */
     private fun addToList(path: String, existing: List<*>?, value: Any) =
