@@ -23,13 +23,9 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 object AotInjection {
     /** [ops] to add (empty: the pod starts without a cache); [refusal]: why [JvmOptions] would not add the option. */
     data class Result(
-        val ops: List<Map<String, Any>>,
+        val ops: List<Map<String, Any>> = emptyList(),
         val refusal: String? = null,
-    ) {
-        companion object {
-            val NONE = Result(emptyList())
-        }
-    }
+    )
 
     /** The option the JVM container gets; [AotProbe] finds the JVM container by it. */
     const val OPTION = "-XX:AOTCache=${Keys.Aot.COPY_FILE}"
@@ -49,13 +45,13 @@ object AotInjection {
     /** The patch for [pod] of [deployment], given its [cache] (null: none yet) and danki's [runnerImage]. */
     fun patchFor(pod: Pod, deployment: Deployment, cache: AotCache?, runnerImage: String?): Result {
         val annotations = deployment.metadata?.annotations.orEmpty()
-        val stored = Stored.of(cache)
+        val stored = stored(cache)
         val wanted = annotations[Keys.Annotations.AOT_CACHE] == Keys.Annotations.ENABLED && !clashes(pod)
         val spec = pod.spec?.takeIf { wanted }
-        if (stored == null || spec == null || runnerImage.isNullOrBlank()) return Result.NONE
+        if (stored == null || spec == null || runnerImage.isNullOrBlank()) return Result()
         val jvm = JvmContainer.of(spec, annotations[Keys.Annotations.PORT])
         // another image, command or arguments load other classes: the cache cannot fit, the pod starts cold
-        if (jvm == null || jvm.codeFingerprint != stored.codeFingerprint) return Result.NONE
+        if (jvm == null || jvm.codeFingerprint != stored.codeFingerprint) return Result()
         val index = spec.containers.indexOfFirst { it.name == jvm.name }
         val container = spec.containers[index]
         // other JVM options are the JVM's to judge: it refuses a cache it cannot use, and danki retrains
@@ -63,7 +59,7 @@ object AotInjection {
             val env = JvmOptions.append(container.env.orEmpty(), !container.envFrom.isNullOrEmpty(), OPTION)
             Result(ops(pod, index, env, runnerImage, stored))
         } catch (refused: JvmOptions.Refused) {
-            Result(emptyList(), refused.reason)
+            Result(refusal = refused.reason)
         }
     }
 
@@ -85,7 +81,7 @@ object AotInjection {
         val at = "/spec/containers/$index"
         return listOf(
             addToMap("/metadata/annotations", pod.metadata?.annotations, Keys.Aot.CACHE_ANNOTATION, stored.sha256),
-            addToList("/spec/volumes", spec.volumes, storeVolume(stored.claimName)),
+            addToList("/spec/volumes", spec.volumes, TrainingPods.storeVolume(stored.claimName, true)),
             op("/spec/volumes/-", copyVolume(stored.sizeBytes)),
             addToList("/spec/initContainers", spec.initContainers, verifier(runnerImage, stored.sha256, stored.file)),
             addToList("$at/volumeMounts", container.volumeMounts, copyMount),
@@ -95,25 +91,23 @@ object AotInjection {
     }
 
     /** The cache as the AotCache's spec and status name it, when complete and well-formed. */
-    private data class Stored(
+    private class Stored(
         val claimName: String,
         val sha256: String,
         val file: String,
         val sizeBytes: Long?,
         val codeFingerprint: String,
-    ) {
-        companion object {
-            fun of(cache: AotCache?): Stored? {
-                val status = cache?.status ?: return null
-                val code = status.codeFingerprint ?: return null
-                val claim = cache.spec?.claimName?.takeIf { it.isNotBlank() }
-                // checked here although only the operator writes them: they end up in a shell's environment
-                val sha256 = status.sha256?.takeIf { SHA256.matches(it) }
-                val file = status.file?.takeIf { FILE.matches(it) }
-                if (claim == null || sha256 == null || file == null) return null
-                return Stored(claim, sha256, file, status.sizeBytes, code)
-            }
-        }
+    )
+
+    private fun stored(cache: AotCache?): Stored? {
+        val status = cache?.status ?: return null
+        val code = status.codeFingerprint ?: return null
+        val claim = cache.spec?.claimName?.takeIf { it.isNotBlank() }
+        // checked here although only the operator writes them: they end up in a shell's environment
+        val sha256 = status.sha256?.takeIf { SHA256.matches(it) }
+        val file = status.file?.takeIf { FILE.matches(it) }
+        if (claim == null || sha256 == null || file == null) return null
+        return Stored(claim, sha256, file, status.sizeBytes, code)
     }
 
     /**
@@ -134,12 +128,6 @@ object AotInjection {
     }
 
     private val OWN_NAMES = setOf(Keys.Aot.STORE_VOLUME, Keys.Aot.COPY_VOLUME, Keys.Aot.VERIFY_CONTAINER)
-
-    private fun storeVolume(claimName: String) =
-        VolumeBuilder()
-            .withName(Keys.Aot.STORE_VOLUME)
-            .withNewPersistentVolumeClaim(claimName, true)
-            .build()
 
     private fun copyVolume(sizeBytes: Long?) =
         VolumeBuilder()
@@ -170,11 +158,7 @@ object AotInjection {
             .withImage(image)
             .withCommand("sh", "-c", VERIFY_SCRIPT)
             .withEnv(EnvVar(SHA256_ENV, sha256, null), EnvVar(FILE_ENV, file, null))
-            .addNewVolumeMount()
-            .withName(Keys.Aot.STORE_VOLUME)
-            .withMountPath(Keys.Aot.STORE_DIR)
-            .withReadOnly(true)
-            .endVolumeMount()
+            .addToVolumeMounts(TrainingPods.storeMount(true))
             .addNewVolumeMount()
             .withName(Keys.Aot.COPY_VOLUME)
             .withMountPath(Keys.Aot.COPY_DIR)

@@ -30,14 +30,11 @@ class AotStore(
     /** danki's claims as the informer has them: a reconcile reads no claim from the API server. */
     private val claims: Cache<PersistentVolumeClaim>,
 ) {
-    /** A Deployment's AotCache, and whether its claim was missing and has just been made (empty). */
-    data class Ensured(
-        val cache: AotCache,
-        val claimCreated: Boolean,
-    )
-
-    /** The Deployment's AotCache, created with its claim when missing; a claim that is gone is made again. */
-    fun ensure(deployment: Deployment): Ensured {
+    /**
+     * The Deployment's AotCache, created with its claim when missing, and whether its claim was missing and
+     * has just been made (empty): a claim that is gone is made again.
+     */
+    fun ensure(deployment: Deployment): Pair<AotCache, Boolean> {
         val namespace = deployment.metadata.namespace
         val name = deployment.metadata.name
         val caches = client.resources(AotCache::class.java).inNamespace(namespace)
@@ -59,7 +56,7 @@ class AotStore(
                 if (e.code != ApiStatus.CONFLICT) throw e
                 caches.withName(name).get() ?: throw e
             }
-        return Ensured(cache, ensureClaim(cache))
+        return cache to ensureClaim(cache)
     }
 
     /**

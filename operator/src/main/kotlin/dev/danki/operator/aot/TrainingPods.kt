@@ -41,7 +41,9 @@ object TrainingPods {
         val spec = Serialization.clone(deployment.spec.template.spec)
         val file = "${Keys.Aot.STORE_DIR}/${trainingFile(jvm.codeFingerprint)}"
         spec.containers = spec.containers.map { c -> if (c.name == jvm.name) recording(c, file) else c }
-        spec.volumes = spec.volumes.orEmpty().filterNot { it.name == Keys.Aot.STORE_VOLUME } + store(cache)
+        spec.volumes =
+            spec.volumes.orEmpty().filterNot { it.name == Keys.Aot.STORE_VOLUME } +
+            storeVolume(cache.spec.claimName, false)
         spec.readinessGates = spec.readinessGates.orEmpty().filterNot { it.conditionType == Keys.GATE_CONDITION }
         // one run: a JVM that exits, cleanly or not, ends the training rather than restarting
         spec.restartPolicy = "Never"
@@ -67,7 +69,7 @@ object TrainingPods {
             .withResources(resources)
             // a liveness probe failing under training load would restart the JVM mid-recording; Never ends it
             .withLivenessProbe(null)
-            .withVolumeMounts(container.volumeMounts.orEmpty() + mount())
+            .withVolumeMounts(container.volumeMounts.orEmpty() + storeMount(false))
             .build()
     }
 
@@ -92,7 +94,7 @@ object TrainingPods {
                     enableServiceLinks = false
                     securityContext = Hardening.pod()
                     containers = listOf(sealer(fingerprint, runnerImage, keep))
-                    volumes = listOf(store(cache))
+                    volumes = listOf(storeVolume(cache.spec.claimName, false))
                 },
             ).build()
 
@@ -108,7 +110,7 @@ object TrainingPods {
             ).withResources(Hardening.SMALL)
             .withTerminationMessagePolicy("File")
             .withSecurityContext(Hardening.container())
-            .withVolumeMounts(mount())
+            .withVolumeMounts(storeMount(false))
             .build()
 
     /** `sealed <sha256> <bytes>` in the sealer's termination message; null for anything else. */
@@ -120,17 +122,18 @@ object TrainingPods {
     /** The claim-relative path pods read a sealed cache from. */
     fun cacheFile(sha256: String) = "cache/$sha256.aot"
 
-    private fun store(cache: AotCache): Volume =
+    /** The claim that stores the caches, as every pod that reads it (read-only) or writes it has it. */
+    fun storeVolume(claimName: String?, readOnly: Boolean): Volume =
         VolumeBuilder()
             .withName(Keys.Aot.STORE_VOLUME)
-            .withNewPersistentVolumeClaim(cache.spec.claimName, false)
+            .withNewPersistentVolumeClaim(claimName, readOnly)
             .build()
 
-    private fun mount(): VolumeMount =
+    fun storeMount(readOnly: Boolean): VolumeMount =
         VolumeMountBuilder()
             .withName(Keys.Aot.STORE_VOLUME)
             .withMountPath(Keys.Aot.STORE_DIR)
-            .withReadOnly(false)
+            .withReadOnly(readOnly)
             .build()
 
     /** `danki-aot-<what>-<deployment>-<hash>`, cut to a label's 63 characters; owned by the AotCache. */
