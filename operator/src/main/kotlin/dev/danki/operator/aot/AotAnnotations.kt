@@ -21,33 +21,16 @@ data class AotAnnotations(
         fun of(annotations: Map<String, String>): AotAnnotations {
             val problems = mutableListOf<String>()
             val raw = annotations[Annotations.AOT_CACHE]
-            val enabled =
-                when (raw?.trim()) {
-                    null, Annotations.DISABLED -> {
-                        false
-                    }
-
-                    Annotations.ENABLED -> {
-                        true
-                    }
-
-                    else -> {
-                        false.also {
-                            problems +=
-                                "${Annotations.AOT_CACHE}=\"${Messages.quote(raw)}\": expected enabled or disabled"
-                        }
-                    }
-                }
+            if (raw != null && raw.trim() != Annotations.ENABLED && raw.trim() != Annotations.DISABLED) {
+                problems += "${Annotations.AOT_CACHE}=\"${Messages.quote(raw)}\": expected enabled or disabled"
+            }
             val request = annotations[Annotations.AOT_TRAIN]
-            val train =
-                request?.takeIf { it.length <= MAX_TRAIN_REQUEST && !CONTROL.containsMatchIn(it) }
-                    ?: null.also {
-                        if (request != null) {
-                            problems += "${Annotations.AOT_TRAIN}=\"${Messages.quote(request)}\": expected at most " +
-                                "$MAX_TRAIN_REQUEST characters without control characters, e.g. a time"
-                        }
-                    }
-            return AotAnnotations(enabled, train, problems)
+            val train = request?.takeIf { it.length <= MAX_TRAIN_REQUEST && !CONTROL.containsMatchIn(it) }
+            if (request != null && train == null) {
+                problems += "${Annotations.AOT_TRAIN}=\"${Messages.quote(request)}\": expected at most " +
+                    "$MAX_TRAIN_REQUEST characters without control characters, e.g. a time"
+            }
+            return AotAnnotations(raw?.trim() == Annotations.ENABLED, train, problems)
         }
     }
 }

@@ -9,6 +9,8 @@ import dev.danki.operator.kube.Cache
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Owners
 import dev.danki.operator.kube.ServerSideApply
+import io.fabric8.kubernetes.api.model.Condition
+import io.fabric8.kubernetes.api.model.ConditionBuilder
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder
@@ -16,6 +18,7 @@ import io.fabric8.kubernetes.api.model.Quantity
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.KubernetesClientException
+import java.time.Instant
 
 /**
  * A Deployment's AotCache (owned by the Deployment) and its claim (owned by the AotCache), so both go
@@ -27,42 +30,34 @@ class AotStore(
     /** danki's claims as the informer has them: a reconcile reads no claim from the API server. */
     private val claims: Cache<PersistentVolumeClaim>,
 ) {
-    /** A Deployment's AotCache, and whether its claim was missing and has just been made (empty). */
-    data class Ensured(
-        val cache: AotCache,
-        val claimCreated: Boolean,
-    )
-
-    /** The Deployment's AotCache, created with its claim when missing; a claim that is gone is made again. */
-    fun ensure(deployment: Deployment): Ensured {
+    /**
+     * The Deployment's AotCache, created with its claim when missing, and whether its claim was missing and
+     * has just been made (empty): a claim that is gone is made again.
+     */
+    fun ensure(deployment: Deployment): Pair<AotCache, Boolean> {
         val namespace = deployment.metadata.namespace
         val name = deployment.metadata.name
         val caches = client.resources(AotCache::class.java).inNamespace(namespace)
+        val new =
+            AotCache().apply {
+                metadata = ObjectMetaBuilder().withName(name).withNamespace(namespace).build()
+                metadata.labels = mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER)
+                metadata.ownerReferences = listOf(Owners.of(deployment))
+                spec =
+                    AotCacheSpec().apply {
+                        this.deployment = name
+                        claimName = claimNameOf(name)
+                    }
+            }
         val cache =
             caches.withName(name).get() ?: try {
-                caches.resource(newCache(deployment)).create()
+                caches.resource(new).create()
             } catch (e: KubernetesClientException) {
                 if (e.code != ApiStatus.CONFLICT) throw e
                 caches.withName(name).get() ?: throw e
             }
-        return Ensured(cache, ensureClaim(cache))
+        return cache to ensureClaim(cache)
     }
-
-    private fun newCache(deployment: Deployment) =
-        AotCache().apply {
-            metadata =
-                ObjectMetaBuilder()
-                    .withName(deployment.metadata.name)
-                    .withNamespace(deployment.metadata.namespace)
-                    .withLabels<String, String>(mapOf(Keys.MANAGED_BY_LABEL to Keys.FIELD_MANAGER))
-                    .withOwnerReferences(Owners.of(deployment))
-                    .build()
-            spec =
-                AotCacheSpec().apply {
-                    this.deployment = deployment.metadata.name
-                    claimName = claimNameOf(deployment.metadata.name)
-                }
-        }
 
     /**
      * Creates the claim when it is missing; true when it did. A claim's spec is immutable, so an existing
@@ -102,23 +97,8 @@ class AotStore(
     }
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
-    fun writeStatus(cache: AotCache, status: AotCacheStatus) {
-        val configuration =
-            AotCache().apply {
-                metadata =
-                    ObjectMetaBuilder()
-                        .withName(cache.metadata.name)
-                        .withNamespace(cache.metadata.namespace)
-                        .build()
-                this.status = status
-            }
-        client
-            .resources(AotCache::class.java)
-            .inNamespace(cache.metadata.namespace)
-            .withName(cache.metadata.name)
-            .subresource("status")
-            .patch(ServerSideApply.CONTEXT, configuration)
-    }
+    fun writeStatus(cache: AotCache, status: AotCacheStatus) =
+        ServerSideApply.status(client, AotCache(), cache.metadata.namespace, cache.metadata.name, status)
 
     /** The AotCache as the API server has it now (null: gone). */
     fun read(namespace: String, name: String): AotCache? =
@@ -133,5 +113,15 @@ class AotStore(
         fun claimNameOf(deployment: String) = "danki-aot-$deployment".take(MAX_NAME).trimEnd('-', '.')
 
         private const val MAX_NAME = 253
+
+        /** The AotCache's one condition, `Ready`: whether new pods are given a cache, and why. */
+        fun condition(ready: Boolean, reason: String, message: String): Condition =
+            ConditionBuilder()
+                .withType(AotCache.CONDITION_READY)
+                .withStatus(if (ready) "True" else "False")
+                .withReason(reason)
+                .withMessage(message)
+                .withLastTransitionTime(Instant.now().toString())
+                .build()
     }
 }

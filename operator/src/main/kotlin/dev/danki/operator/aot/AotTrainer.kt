@@ -5,6 +5,7 @@ import dev.danki.operator.kube.AotCacheStatus
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
+import dev.danki.operator.kube.ObjectKeys
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.apps.Deployment
@@ -45,7 +46,7 @@ class AotTrainer(
             )
             return
         }
-        val key = key(deployment.metadata.namespace, deployment.metadata.name)
+        val key = ObjectKeys.of(deployment)
         if (key in inFlight) return
         val input = inputFor(deployment, aot.trainRequest)
         if (input == null || !inFlight.add(key)) return
@@ -75,7 +76,7 @@ class AotTrainer(
     private fun train(input: Training.Input) {
         try {
             training.run(input)
-        } catch (refused: TrainingPods.Refused) {
+        } catch (refused: JvmOptions.Refused) {
             fail(input, "JvmOptionsRefused", refused.reason)
         } catch (e: KubernetesClientException) {
             // the next event of the Deployment decides again from the status left behind (Training: resumed)
@@ -98,7 +99,7 @@ class AotTrainer(
                 trainRequest = input.trainRequest
                 this.reason = reason
                 this.message = Messages.cut(message)
-                conditions = listOf(AotConditions.notReady(reason, this.message!!))
+                conditions = listOf(AotStore.condition(false, reason, this.message!!))
             }
         store.writeStatus(input.cache, status)
         events.warning(input.deployment, Keys.EventReasons.AOT_TRAINING_FAILED, message)
@@ -120,16 +121,12 @@ class AotTrainer(
             status.message = "pods' JVMs refused the cache after ${status.retrains} trainings of this template: $why"
         }
         store.writeStatus(cache, status)
-        deploymentOf(namespace, deployment)?.let { d ->
-            consider(d, WarmupSwitch.ENABLED)
-        }
+        deploymentOf(namespace, deployment)?.let { consider(it, WarmupSwitch.ENABLED) }
     }
 
     fun stop() {
         threads.shutdownNow()
     }
-
-    private fun key(namespace: String, name: String) = "$namespace/$name"
 
     private companion object {
         /** Trainings at once: each is a JVM pod under warm-up load and a k6 process here. */

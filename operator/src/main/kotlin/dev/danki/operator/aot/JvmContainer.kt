@@ -6,7 +6,9 @@ import dev.danki.operator.warmup.ConfigProblem
 import dev.danki.operator.warmup.PodPorts
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.EnvVar
+import io.fabric8.kubernetes.api.model.EnvVarBuilder
 import io.fabric8.kubernetes.api.model.PodSpec
+import io.fabric8.kubernetes.client.utils.Serialization
 
 /**
  * The container of a pod whose JVM the AOT cache is for, and the two digests that say whether a cache
@@ -28,7 +30,7 @@ data class JvmContainer(
 
     companion object {
         /** The variables a JVM reads options from: every launcher, the `java` launcher, and the legacy one. */
-        val OPTION_VARIABLES = listOf(Keys.Aot.JAVA_TOOL_OPTIONS, "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")
+        val OPTION_VARIABLES = listOf(Keys.Aot.JAVA_TOOL_OPTIONS, JvmOptions.LAUNCHER_OPTIONS, "_JAVA_OPTIONS")
 
         /**
          * The container serving the warm-up port ([portAnnotation], resolved as the warm-up resolves it),
@@ -43,40 +45,89 @@ data class JvmContainer(
             return of(container)
         }
 
-        fun of(container: Container): JvmContainer =
-            JvmContainer(
+        fun of(container: Container): JvmContainer {
+            val code =
+                listOf(
+                    container.image.orEmpty(),
+                    container.command.orEmpty().joinToString(SEPARATOR),
+                    container.args.orEmpty().joinToString(SEPARATOR),
+                )
+            // each option variable as the container sets it: a value, or where the value comes from
+            val options =
+                OPTION_VARIABLES.map { name ->
+                    val v = container.env.orEmpty().lastOrNull { it.name == name }
+                    when {
+                        v == null -> "$name unset"
+                        v.valueFrom != null -> "$name from ${v.valueFrom}"
+                        else -> "$name=${v.value.orEmpty()}"
+                    }
+                }
+            return JvmContainer(
                 name = container.name,
                 image = container.image.orEmpty(),
-                codeFingerprint =
-                    Messages.digest(
-                        listOf(
-                            container.image.orEmpty(),
-                            container.command.orEmpty().joinToString(SEPARATOR),
-                            container.args.orEmpty().joinToString(SEPARATOR),
-                        ).joinToString(FIELD_SEPARATOR),
-                    ),
-                optionsFingerprint = Messages.digest(optionsOf(container.env.orEmpty()).joinToString(FIELD_SEPARATOR)),
+                codeFingerprint = Messages.digest(code.joinToString(FIELD_SEPARATOR)),
+                optionsFingerprint = Messages.digest(options.joinToString(FIELD_SEPARATOR)),
             )
+        }
 
         /** A digest of a pod template's spec: any change to it is a new training for a cache that failed. */
-        fun templateDigest(spec: PodSpec?): String =
-            Messages.digest(
-                io.fabric8.kubernetes.client.utils.Serialization
-                    .asJson(spec),
-            )
-
-        /** Each option variable as the container sets it: a value, or where the value comes from. */
-        private fun optionsOf(env: List<EnvVar>): List<String> =
-            OPTION_VARIABLES.map { name ->
-                val v = env.lastOrNull { it.name == name }
-                when {
-                    v == null -> "$name unset"
-                    v.valueFrom != null -> "$name from ${v.valueFrom}"
-                    else -> "$name=${v.value.orEmpty()}"
-                }
-            }
+        fun templateDigest(spec: PodSpec?): String = Messages.digest(Serialization.asJson(spec))
 
         private const val SEPARATOR = "\u0000"
         private const val FIELD_SEPARATOR = "\u0001"
+    }
+}
+
+/**
+ * Adds JVM options to a container's environment without losing the user's own: appended to the
+ * container's `JAVA_TOOL_OPTIONS` when its spec sets one, else to `JDK_JAVA_OPTIONS`. A value that comes
+ * from a ConfigMap or Secret is kept under another name and referenced (`$(NAME)`), which the kubelet
+ * expands before the container starts.
+ *
+ * Why not always `JAVA_TOOL_OPTIONS`: an image often sets it in its own `ENV` (danki's sample service
+ * does), and a pod's variable of that name replaces the image's; the options it held would be lost.
+ * The `java` launcher reads `JDK_JAVA_OPTIONS` on top of `JAVA_TOOL_OPTIONS`, so the image's stay.
+ * Pure: the caller writes the returned environment.
+ */
+object JvmOptions {
+    /** Where the user's value from a reference is kept: the variable's name with this in front. */
+    const val KEPT_PREFIX = "DANKI_USER_"
+    const val LAUNCHER_OPTIONS = "JDK_JAVA_OPTIONS"
+
+    /** The options cannot be added without hiding the user's: [reason] says why, for an Event. */
+    class Refused(
+        val reason: String,
+    ) : IllegalArgumentException(reason)
+
+    /**
+     * [env] (the container's `env`) with [options] appended; [hasEnvFrom]: the container also has `envFrom`.
+     * Throws [Refused] when they cannot be added without hiding the user's.
+     */
+    fun append(env: List<EnvVar>, hasEnvFrom: Boolean, options: String): List<EnvVar> {
+        val variable =
+            listOf(Keys.Aot.JAVA_TOOL_OPTIONS, LAUNCHER_OPTIONS).firstOrNull { n ->
+                env.any { it.name == n }
+            }
+        if (variable == null) {
+            if (hasEnvFrom) {
+                throw Refused(
+                    "the container has envFrom, which may set JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS; set the one " +
+                        "your JVM reads in its env instead, so that danki can add to it",
+                )
+            }
+            return env + EnvVar(LAUNCHER_OPTIONS, options, null)
+        }
+        val at = env.indexOfLast { it.name == variable }
+        val own = env[at]
+        // an earlier entry of the same name is dead (the last one wins); it is left as the user wrote it
+        val replaced =
+            if (own.valueFrom == null) {
+                val value = if (own.value.isNullOrBlank()) options else "${own.value.trimEnd()} $options"
+                listOf(EnvVar(variable, value, null))
+            } else {
+                val kept = KEPT_PREFIX + variable
+                listOf(EnvVarBuilder(own).withName(kept).build(), EnvVar(variable, "$($kept) $options", null))
+            }
+        return env.take(at) + replaced + env.drop(at + 1)
     }
 }

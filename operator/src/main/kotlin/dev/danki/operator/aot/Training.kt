@@ -1,6 +1,7 @@
 package dev.danki.operator.aot
 
 import dev.danki.operator.config.AotSettings
+import dev.danki.operator.gate.PodGate
 import dev.danki.operator.kube.AotCache
 import dev.danki.operator.kube.AotCacheStatus
 import dev.danki.operator.kube.EventRecorder
@@ -13,8 +14,10 @@ import dev.danki.operator.warmup.TargetPod
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
+import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.KubernetesClient
+import io.fabric8.kubernetes.client.utils.Serialization
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
@@ -72,26 +75,19 @@ class Training(
             Keys.EventReasons.AOT_TRAINING_STARTED,
             "training the AOT cache (${input.cause}) in pod ${pod.metadata.name} on image ${input.jvm.image}",
         )
-        val watch = PodWatch(client, pod.metadata.namespace, pod.metadata.name)
         try {
-            // a pod of the same name is a training a stopped replica left: it starts again from nothing
-            if (watch.get() != null) watch.deleteAndWait(deadline)
-            client
-                .pods()
-                .inNamespace(pod.metadata.namespace)
-                .resource(pod)
-                .create()
-            val ready = watch.until(deadline) { PodWatch.ready(it) || PodWatch.ended(it) }
-            if (!PodWatch.ready(ready)) throw notStarted(input, ready)
-            val requests = warm(input, ready!!.status.podIP, pod.metadata.name, ready.metadata.uid, deadline)
+            start(pod, deadline)
+            val up = until(pod, deadline) { ready(it) || ended(it) }
+            if (up == null || !ready(up)) throw notStarted(input, up)
+            val requests = warm(input, up.status.podIP, pod.metadata.name, up.metadata.uid, deadline)
             // a clean stop: SIGTERM, and the JVM writes the cache on its way out, within the grace period
-            val stopped = watch.deleteAndWait(deadline)
+            val stopped = deleteAndWait(pod, deadline)
             if (!stopped) throw Stop(AotCache.PHASE_FAILED, "Timeout", "the training pod did not stop in time")
             val (sha, size) = seal(input, deadline, before?.sha256)
             succeed(input, status, sha, size, requests, started)
         } catch (stop: Stop) {
             stopped(input, status, stop)
-            runCatching { watch.deleteAndWait(Instant.now().plus(CLEANUP)) }
+            runCatching { deleteAndWait(pod, Instant.now().plus(CLEANUP)) }
         }
     }
 
@@ -102,8 +98,7 @@ class Training(
         status.reason = stop.reason
         status.message = message
         val still = status.sha256?.let { "the cache $it is still given to new pods; $message" }
-        status.conditions =
-            listOf(still?.let { AotConditions.ready(stop.reason, it) } ?: AotConditions.notReady(stop.reason, message))
+        status.conditions = listOf(AotStore.condition(still != null, stop.reason, still ?: message))
         store.writeStatus(input.cache, status)
         val unsupported = stop.phase == AotCache.PHASE_UNSUPPORTED
         val reason = if (unsupported) Keys.EventReasons.AOT_UNSUPPORTED else Keys.EventReasons.AOT_TRAINING_FAILED
@@ -117,49 +112,37 @@ class Training(
             .log("AOT cache training failed")
     }
 
-    /** The status while training: the cache in use stays named, so pods keep getting it meanwhile. */
+    /**
+     * The status while training: the cache in use stays named, with what it was made for, so pods keep
+     * getting it meanwhile; the training in progress is recorded beside it.
+     */
     private fun trainingStatus(input: Input, before: AotCacheStatus?, podName: String) =
-        AotCacheStatus().apply {
+        (before?.let(Serialization::clone) ?: AotCacheStatus()).apply {
             phase = AotCache.PHASE_TRAINING
-            sha256 = before?.sha256
-            sizeBytes = before?.sizeBytes
-            file = before?.file
-            trainedAt = before?.trainedAt
-            trainingRequests = before?.trainingRequests
-            // the cache in use keeps what it was made for; the training in progress is recorded beside it
-            container = before?.container
-            image = before?.image
-            codeFingerprint = before?.codeFingerprint
-            optionsFingerprint = before?.optionsFingerprint
             lastTrainingFor = input.jvm.trainingKey(input.templateDigest)
             trainingPod = podName
             trainRequest = input.trainRequest
             trainCause = input.cause
             retrains = TrainingDecision.retrainsAfter(before, input.cause)
-            rejectedSha256 = before?.rejectedSha256
-            rejection = before?.rejection
             reason = input.cause
             message = "training in pod $podName"
             conditions =
                 listOf(
                     if (sha256 != null) {
-                        AotConditions.ready(
+                        AotStore.condition(
+                            true,
                             "Retraining",
                             "the cache $sha256 is given to new pods while a new one is trained",
                         )
                     } else {
-                        AotConditions.notReady("Training", "the first cache is being trained")
+                        AotStore.condition(false, "Training", "the first cache is being trained")
                     },
                 )
         }
 
     /** Why the training pod never got ready: an old JVM says so in its first lines. */
-    private fun notStarted(input: Input, pod: io.fabric8.kubernetes.api.model.Pod?): Stop {
-        if (pod ==
-            null
-        ) {
-            return Stop(AotCache.PHASE_FAILED, "PodGone", "the training pod was deleted before it was ready")
-        }
+    private fun notStarted(input: Input, pod: Pod?): Stop {
+        pod ?: return Stop(AotCache.PHASE_FAILED, "PodGone", "the training pod was deleted before it was ready")
         val head = logs.head(pod.metadata.namespace, pod.metadata.name, input.jvm.name, LOG_HEAD).orEmpty()
         if (head.contains("Unrecognized VM option 'AOTCacheOutput")) {
             return Stop(
@@ -170,7 +153,7 @@ class Training(
                     "nothing else changes for this Deployment",
             )
         }
-        val ended = PodWatch.ended(pod)
+        val ended = ended(pod)
         val why = if (ended) "its JVM exited before it was ready" else "it was not ready within the training timeout"
         val tail =
             head
@@ -227,16 +210,17 @@ class Training(
     /** Runs the sealing pod; the digest and size it reports. */
     private fun seal(input: Input, deadline: Instant, keep: String?): Pair<String, Long> {
         val pod = TrainingPods.sealing(input.cache, input.jvm.codeFingerprint, runnerImage, keep)
-        val watch = PodWatch(client, pod.metadata.namespace, pod.metadata.name)
-        if (watch.get() != null) watch.deleteAndWait(deadline)
-        client
-            .pods()
-            .inNamespace(pod.metadata.namespace)
-            .resource(pod)
-            .create()
+        start(pod, deadline)
         try {
-            val ended = watch.until(deadline) { PodWatch.ended(it) }
-            val message = PodWatch.terminationMessage(ended, TrainingPods.SEALER)
+            val message =
+                until(pod, deadline) { ended(it) }
+                    ?.status
+                    ?.containerStatuses
+                    .orEmpty()
+                    .firstOrNull { it.name == TrainingPods.SEALER }
+                    ?.state
+                    ?.terminated
+                    ?.message
             return TrainingPods.sealedOf(message)
                 ?: throw Stop(
                     AotCache.PHASE_FAILED,
@@ -244,7 +228,7 @@ class Training(
                     "sealing pod ${pod.metadata.name}: ${message?.let(Messages::quote) ?: "it did not finish"}",
                 )
         } finally {
-            runCatching { watch.deleteAndWait(Instant.now().plus(CLEANUP)) }
+            runCatching { deleteAndWait(pod, Instant.now().plus(CLEANUP)) }
         }
     }
 
@@ -269,7 +253,7 @@ class Training(
         status.trainingRequests = requests
         status.reason = "Trained"
         status.message = "trained on $requests warm-up requests in ${took.seconds}s (${input.cause})"
-        status.conditions = listOf(AotConditions.ready("Trained", status.message!!))
+        status.conditions = listOf(AotStore.condition(true, "Trained", status.message!!))
         store.writeStatus(input.cache, status)
         events.normal(
             input.deployment,
@@ -278,15 +262,44 @@ class Training(
         )
         log
             .atInfo()
-            .addKeyValue(
-                "namespace",
-                input.cache.metadata.namespace,
-            ).addKeyValue("deployment", input.cache.metadata.name)
+            .addKeyValue("namespace", input.cache.metadata.namespace)
+            .addKeyValue("deployment", input.cache.metadata.name)
             .addKeyValue("sha256", sha)
             .addKeyValue("bytes", size)
             .addKeyValue("requests", requests)
             .addKeyValue("seconds", took.seconds)
             .log("AOT cache trained")
+    }
+
+    private fun named(pod: Pod) = client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name)
+
+    /** Creates [pod]; one of the same name is what a stopped replica left, so it starts again from nothing. */
+    private fun start(pod: Pod, deadline: Instant) {
+        if (named(pod).get() != null) deleteAndWait(pod, deadline)
+        client
+            .pods()
+            .inNamespace(pod.metadata.namespace)
+            .resource(pod)
+            .create()
+    }
+
+    /**
+     * The pod once [done] holds for it (or it is gone: null), or the last seen one at [deadline]. Read from
+     * the API server once a second: a training makes two pods a Deployment and is rare, so a watch of its
+     * own would cost more than it saves.
+     */
+    private fun until(pod: Pod, deadline: Instant, done: (Pod?) -> Boolean): Pod? {
+        while (true) {
+            val seen = named(pod).get()
+            if (done(seen) || !Instant.now().isBefore(deadline)) return seen
+            Thread.sleep(POLL.toMillis())
+        }
+    }
+
+    /** Deletes the pod with its own grace period and waits until it is gone, at most until [deadline]. */
+    private fun deleteAndWait(pod: Pod, deadline: Instant): Boolean {
+        named(pod).delete()
+        return until(pod, deadline) { it == null } == null
     }
 
     /** The training reports no progress to a WarmupRun: its status is the AotCache's. */
@@ -301,5 +314,16 @@ class Training(
         const val LOG_LINES = 3
         const val MIB = 1024 * 1024
         val CLEANUP: Duration = Duration.ofSeconds(30)
+        val POLL: Duration = Duration.ofSeconds(1)
+
+        fun ready(pod: Pod?): Boolean = pod != null && PodGate.containersReady(pod) != null
+
+        /** The pod's phase is final, or one of its containers ended (restartPolicy Never: it stays ended). */
+        fun ended(pod: Pod?): Boolean =
+            pod == null || pod.status?.phase in setOf("Succeeded", "Failed") ||
+                pod.status
+                    ?.containerStatuses
+                    .orEmpty()
+                    .any { it.state?.terminated != null }
     }
 }

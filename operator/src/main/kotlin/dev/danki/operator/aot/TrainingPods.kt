@@ -13,12 +13,14 @@ import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.PodSpec
 import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.ResourceRequirements
 import io.fabric8.kubernetes.api.model.Volume
 import io.fabric8.kubernetes.api.model.VolumeBuilder
 import io.fabric8.kubernetes.api.model.VolumeMount
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.utils.Serialization
+import java.math.BigDecimal
 import java.time.Duration
 
 /**
@@ -33,19 +35,15 @@ object TrainingPods {
     /** The file the training JVM writes at exit, in the claim's root (which its user can write). */
     fun trainingFile(fingerprint: String) = "training-${fingerprint.take(FILE_HASH)}.aot"
 
-    /** Refused: why the Deployment's JVM container cannot be given the recording option. */
-    class Refused(
-        val reason: String,
-    ) : IllegalArgumentException(reason)
-
-    /** The training pod; throws [Refused] when the JVM options cannot be added without hiding the user's. */
+    /** The training pod; throws [JvmOptions.Refused] when the JVM options cannot be added without hiding the user's. */
     fun training(deployment: Deployment, cache: AotCache, jvm: JvmContainer, timeout: Duration): Pod {
         // a deep copy: the template is the informer cache's object
         val spec = Serialization.clone(deployment.spec.template.spec)
         val file = "${Keys.Aot.STORE_DIR}/${trainingFile(jvm.codeFingerprint)}"
         spec.containers = spec.containers.map { c -> if (c.name == jvm.name) recording(c, file) else c }
         spec.volumes =
-            spec.volumes.orEmpty().filterNot { it.name == Keys.Aot.STORE_VOLUME } + store(cache, readOnly = false)
+            spec.volumes.orEmpty().filterNot { it.name == Keys.Aot.STORE_VOLUME } +
+            storeVolume(cache.spec.claimName, false)
         spec.readinessGates = spec.readinessGates.orEmpty().filterNot { it.conditionType == Keys.GATE_CONDITION }
         // one run: a JVM that exits, cleanly or not, ends the training rather than restarting
         spec.restartPolicy = "Never"
@@ -59,23 +57,9 @@ object TrainingPods {
     }
 
     private fun recording(container: Container, file: String): Container {
-        val env =
-            when (
-                val r =
-                    JvmOptions.append(
-                        container.env.orEmpty(),
-                        !container.envFrom.isNullOrEmpty(),
-                        "-XX:AOTCacheOutput=$file",
-                    )
-            ) {
-                is JvmOptions.Result.Appended -> r.env
-                is JvmOptions.Result.Refused -> throw Refused(r.reason)
-            }
-        val resources =
-            Serialization.clone(
-                container.resources ?: io.fabric8.kubernetes.api.model
-                    .ResourceRequirements(),
-            )
+        val options = "-XX:AOTCacheOutput=$file"
+        val env = JvmOptions.append(container.env.orEmpty(), !container.envFrom.isNullOrEmpty(), options)
+        val resources = Serialization.clone(container.resources ?: ResourceRequirements())
         // writing the cache starts a second JVM beside the first; the JDK notes it can double peak memory
         resources.limits?.get(MEMORY)?.let { limit ->
             resources.limits = resources.limits + (MEMORY to Quantity(doubled(limit)))
@@ -85,14 +69,14 @@ object TrainingPods {
             .withResources(resources)
             // a liveness probe failing under training load would restart the JVM mid-recording; Never ends it
             .withLivenessProbe(null)
-            .withVolumeMounts(container.volumeMounts.orEmpty() + mount(readOnly = false))
+            .withVolumeMounts(container.volumeMounts.orEmpty() + storeMount(false))
             .build()
     }
 
     private fun doubled(limit: Quantity): String =
         Quantity
             .getAmountInBytes(limit)
-            .multiply(java.math.BigDecimal(2))
+            .multiply(BigDecimal(2))
             .toBigInteger()
             .toString()
 
@@ -110,7 +94,7 @@ object TrainingPods {
                     enableServiceLinks = false
                     securityContext = Hardening.pod()
                     containers = listOf(sealer(fingerprint, runnerImage, keep))
-                    volumes = listOf(store(cache, readOnly = false))
+                    volumes = listOf(storeVolume(cache.spec.claimName, false))
                 },
             ).build()
 
@@ -126,7 +110,7 @@ object TrainingPods {
             ).withResources(Hardening.SMALL)
             .withTerminationMessagePolicy("File")
             .withSecurityContext(Hardening.container())
-            .withVolumeMounts(mount(readOnly = false))
+            .withVolumeMounts(storeMount(false))
             .build()
 
     /** `sealed <sha256> <bytes>` in the sealer's termination message; null for anything else. */
@@ -138,13 +122,14 @@ object TrainingPods {
     /** The claim-relative path pods read a sealed cache from. */
     fun cacheFile(sha256: String) = "cache/$sha256.aot"
 
-    private fun store(cache: AotCache, readOnly: Boolean): Volume =
+    /** The claim that stores the caches, as every pod that reads it (read-only) or writes it has it. */
+    fun storeVolume(claimName: String?, readOnly: Boolean): Volume =
         VolumeBuilder()
             .withName(Keys.Aot.STORE_VOLUME)
-            .withNewPersistentVolumeClaim(cache.spec.claimName, readOnly)
+            .withNewPersistentVolumeClaim(claimName, readOnly)
             .build()
 
-    private fun mount(readOnly: Boolean): VolumeMount =
+    fun storeMount(readOnly: Boolean): VolumeMount =
         VolumeMountBuilder()
             .withName(Keys.Aot.STORE_VOLUME)
             .withMountPath(Keys.Aot.STORE_DIR)

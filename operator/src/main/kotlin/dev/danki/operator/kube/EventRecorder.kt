@@ -71,7 +71,7 @@ class EventRecorder(
             .endInvolvedObject()
             .withType(type)
             .withReason(reason)
-            .withMessage(message.take(MAX_MESSAGE))
+            .withMessage(message)
             .withFirstTimestamp(now)
             .withLastTimestamp(now)
             .withCount(1)
@@ -85,7 +85,6 @@ class EventRecorder(
         const val TYPE_NORMAL = "Normal"
         const val TYPE_WARNING = "Warning"
         private const val NAME_SUFFIX = 13
-        private const val MAX_MESSAGE = 1024
         private const val MAX_REMEMBERED = 10_000
     }
 }

@@ -1,6 +1,7 @@
 package dev.danki.operator.kube
 
 import java.security.MessageDigest
+import java.util.HexFormat
 
 /**
  * Messages danki writes to conditions, Events and WarmupRuns are cut to [MAX_LENGTH] characters: a
@@ -29,8 +30,5 @@ object Messages {
 
     /** A fixed-size stand-in for a message, for sets that remember which messages were written. */
     fun digest(message: String): String =
-        MessageDigest
-            .getInstance("SHA-256")
-            .digest(message.toByteArray())
-            .joinToString("") { "%02x".format(it) }
+        HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(message.toByteArray()))
 }

@@ -43,13 +43,7 @@ object PrinterColumnOrder {
     fun main(args: Array<String>) {
         for (path in args) {
             val file = File(path)
-            val kind =
-                yaml
-                    .readTree(file)
-                    .path("spec")
-                    .path("names")
-                    .path("kind")
-                    .asText()
+            val kind = yaml.readTree(file).at("/spec/names/kind").asText()
             val order = byKind[kind] ?: error("$path: no printer column order known for kind '$kind'")
             file.writeText(reorder(file.readText(), order))
         }
@@ -59,7 +53,7 @@ object PrinterColumnOrder {
     fun reorder(crd: String, order: List<String>): String {
         val header = crd.lineSequence().takeWhile { it.startsWith("#") }.joinToString("") { "$it\n" }
         val root = yaml.readTree(crd) as ObjectNode
-        for (version in root.path("spec").path("versions")) {
+        for (version in root.at("/spec/versions")) {
             val columns = version.path("additionalPrinterColumns") as? ArrayNode ?: continue
             // a column WarmupRun does not declare (none today) goes last
             val rank = { path: String -> order.indexOf(path).let { if (it < 0) order.size else it } }

@@ -36,19 +36,8 @@ class RunStore(
         }
 
     /** Replaces the whole status (danki owns all of it) on the status subresource. */
-    fun writeStatus(namespace: String, name: String, status: WarmupRunStatus) {
-        val configuration =
-            WarmupRun().apply {
-                metadata = ObjectMetaBuilder().withName(name).withNamespace(namespace).build()
-                this.status = status
-            }
-        client
-            .resources(WarmupRun::class.java)
-            .inNamespace(namespace)
-            .withName(name)
-            .subresource("status")
-            .patch(ServerSideApply.CONTEXT, configuration)
-    }
+    fun writeStatus(namespace: String, name: String, status: WarmupRunStatus) =
+        ServerSideApply.status(client, WarmupRun(), namespace, name, status)
 
     companion object {
         /** One run per pod and container restart count: `<pod>`, then `<pod>-r1`, `<pod>-r2`... */

@@ -1,5 +1,8 @@
 package dev.danki.operator.kube
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder
+import io.fabric8.kubernetes.client.CustomResource
+import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.dsl.base.PatchContext
 import io.fabric8.kubernetes.client.dsl.base.PatchType
 
@@ -17,4 +20,17 @@ object ServerSideApply {
             .withFieldManager(Keys.FIELD_MANAGER)
             .withForce(true)
             .build()
+
+    /** Replaces the whole status (danki owns all of it) of [resource] (a new one) [namespace]/[name] with [status]. */
+    fun <S> status(
+        client: KubernetesClient,
+        resource: CustomResource<*, S>,
+        namespace: String,
+        name: String,
+        status: S,
+    ) {
+        resource.metadata = ObjectMetaBuilder().withName(name).withNamespace(namespace).build()
+        resource.status = status
+        client.resource(resource).subresource("status").patch(CONTEXT)
+    }
 }

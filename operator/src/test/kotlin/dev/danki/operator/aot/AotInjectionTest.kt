@@ -78,7 +78,7 @@ class AotInjectionTest {
 
         verify.image shouldBe RUNNER
         verify.command.take(2) shouldBe listOf("sh", "-c")
-        verify.command[2] shouldBe AotVerifyContainer.SCRIPT
+        verify.command[2] shouldBe AotInjection.VERIFY_SCRIPT
         verify.env shouldBe listOf(EnvVar("DANKI_AOT_SHA256", SHA, null), EnvVar("DANKI_AOT_FILE", FILE, null))
         verify.volumeMounts.map { Triple(it.name, it.mountPath, it.readOnly) } shouldBe
             listOf(

@@ -15,7 +15,7 @@ import kotlin.io.path.exists
 import kotlin.io.path.getPosixFilePermissions
 
 /**
- * [AotVerifyContainer.SCRIPT] run by this machine's `sh`, with its paths moved into a temporary directory:
+ * [AotInjection.VERIFY_SCRIPT] run by this machine's `sh`, with its paths moved into a temporary directory:
  * the shell it runs in a pod is busybox's or dash, both POSIX like this one.
  */
 class AotVerifyScriptTest {
@@ -43,15 +43,15 @@ class AotVerifyScriptTest {
     /** Runs the script with [sha256] and [path]; its exit code. */
     private fun run(sha256: String = sha, path: String = file): Int {
         val script =
-            AotVerifyContainer.SCRIPT
+            AotInjection.VERIFY_SCRIPT
                 .replace(Keys.Aot.STORE_DIR, store.toString())
                 .replace(Keys.Aot.COPY_DIR, copy.toString())
                 .replace("/dev/termination-log", report.toString())
         val process =
             ProcessBuilder("sh", "-c", script)
                 .redirectErrorStream(true)
-                .apply { environment()[AotVerifyContainer.SHA256_ENV] = sha256 }
-                .apply { environment()[AotVerifyContainer.FILE_ENV] = path }
+                .apply { environment()[AotInjection.SHA256_ENV] = sha256 }
+                .apply { environment()[AotInjection.FILE_ENV] = path }
                 .start()
         process.waitFor(10, TimeUnit.SECONDS) shouldBe true
         return process.exitValue()

@@ -115,7 +115,7 @@ class TrainingPodsTest {
     @Test
     fun `a container whose options may come from envFrom is refused, with why`() {
         val e =
-            shouldThrow<TrainingPods.Refused> {
+            shouldThrow<JvmOptions.Refused> {
                 TrainingPods.training(deployment(envFrom = true), cache, jvm, Duration.ofMinutes(1))
             }
         e.reason.contains("envFrom") shouldBe true

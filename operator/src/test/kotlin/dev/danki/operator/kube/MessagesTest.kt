@@ -22,6 +22,8 @@ class MessagesTest {
     @Test
     fun `digests have one size whatever the message`() {
         Messages.digest("a").length shouldBe 64
+        // lower-case hex: fingerprints in AotCache statuses were written so and are compared as text
+        Messages.digest("abc") shouldBe "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         Messages.digest("b".repeat(200_000)).length shouldBe 64
     }
 }
