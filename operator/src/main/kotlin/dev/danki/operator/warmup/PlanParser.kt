@@ -32,17 +32,14 @@ class PlanParser(
         // read by MissedGates for pods without the gate; checked here so a bad value is named with the rest
         fields.read<UngatedPods?>(Annotations.UNGATED_PODS, null, UngatedPods.EXPECTED) { UngatedPods.parse(it) }
         val port = PodPorts.resolve(annotations[Annotations.PORT], podSpec, fields.problems)
-        val bounded = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
-        // a floor the user chose is theirs for every pod; only danki's own default drops for a cache
-        val userFloor = annotations.containsKey(Annotations.MIN_WARMUP_REQUESTS)
-        val plan = if (userFloor) bounded.copy(minWarmupRequestsFromCache = bounded.minWarmupRequests) else bounded
+        val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), fields)
         ScriptAnnotations.check(plan, annotations, runnerEnabled, fields.problems)
         return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
     }
 
     /** The annotations being read, and every problem found in them so far. */
     private class Fields(
-        private val annotations: Map<String, String>,
+        val annotations: Map<String, String>,
     ) {
         val problems = mutableListOf<ConfigProblem>()
 
@@ -122,25 +119,18 @@ class PlanParser(
 
     /**
      * The minimum of warm-up requests cannot exceed the cap. A cap set below the default minimum lowers
-     * the minimum with it; a minimum set above the cap is a mistake to name.
+     * the minimum with it; a minimum set above the cap is a mistake to name. A floor the user chose is
+     * theirs for every pod; only danki's own default drops for a cache.
      */
-    private fun withWarmupBounds(
-        plan: WarmupPlan,
-        annotations: Map<String, String>,
-        problems: MutableList<ConfigProblem>,
-    ): WarmupPlan {
-        if (plan.minWarmupRequests <= plan.maxWarmupRequests) return plan
-        val minRaw =
-            annotations[Annotations.MIN_WARMUP_REQUESTS]
-                ?: return plan.copy(minWarmupRequests = plan.maxWarmupRequests)
-        val cap = annotations[Annotations.MAX_WARMUP_REQUESTS] ?: "${plan.maxWarmupRequests}, its default"
-        problems +=
-            ConfigProblem(
-                Annotations.MIN_WARMUP_REQUESTS,
-                minRaw,
-                "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)",
-            )
-        return plan
+    private fun withWarmupBounds(plan: WarmupPlan, fields: Fields): WarmupPlan {
+        val minRaw = fields.annotations[Annotations.MIN_WARMUP_REQUESTS]
+        if (minRaw == null) return plan.copy(minWarmupRequests = minOf(plan.minWarmupRequests, plan.maxWarmupRequests))
+        if (plan.minWarmupRequests > plan.maxWarmupRequests) {
+            val cap = fields.annotations[Annotations.MAX_WARMUP_REQUESTS] ?: "${plan.maxWarmupRequests}, its default"
+            val expected = "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)"
+            fields.problems += ConfigProblem(Annotations.MIN_WARMUP_REQUESTS, minRaw, expected)
+        }
+        return plan.copy(minWarmupRequestsFromCache = plan.minWarmupRequests)
     }
 
     private fun parsePaths(raw: String): List<RequestSpec>? {

@@ -33,7 +33,7 @@ class WarmupAttempts(
             val attemptStart = System.currentTimeMillis()
             val outcome = attempt(request, task, listener, attempt)
             if (first == 0L) {
-                first = firstRequestOf(outcome)
+                first = outcome.summary?.firstRequestAtMillis ?: 0L
                 started = attemptStart
             }
             final =
@@ -93,13 +93,6 @@ class WarmupAttempts(
             process.cleanUp()
         }
     }
-
-    private fun firstRequestOf(outcome: K6Outcome): Long =
-        when (outcome) {
-            is K6Outcome.Completed -> outcome.summary.firstRequestAtMillis
-            is K6Outcome.Failed -> outcome.summary?.firstRequestAtMillis ?: 0L
-            K6Outcome.Cancelled -> 0L
-        }
 
     private fun giveUp(last: K6Outcome.Failed, attempts: Int): K6Outcome.Failed {
         val count = if (attempts == 1) "1 attempt" else "$attempts attempts"
@@ -165,15 +158,18 @@ data class AttemptsResult(
 
 /** How one k6 attempt ended. */
 sealed interface K6Outcome {
+    /** What k6 reported, when it got as far as writing a summary. */
+    val summary: K6Summary? get() = null
+
     data class Completed(
-        val summary: K6Summary,
+        override val summary: K6Summary,
     ) : K6Outcome
 
     /** [reason] is a WarmupRun condition reason from Keys.RunConditions: `K6Failed`, `TooManyErrors` or `Timeout`. */
     data class Failed(
         val reason: String,
         val message: String,
-        val summary: K6Summary? = null,
+        override val summary: K6Summary? = null,
     ) : K6Outcome
 
     data object Cancelled : K6Outcome
