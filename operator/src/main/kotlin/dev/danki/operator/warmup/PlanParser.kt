@@ -413,24 +413,23 @@ object UnknownAnnotations {
     /** One message per misplaced or unknown key, in key order. */
     fun of(deployment: Map<String, String>?, template: Map<String, String>?): List<String> {
         val unknown =
-            deployment
-                .orEmpty()
-                .keys
-                .filter { it.startsWith(Keys.PREFIX) && it !in Annotations.ON_DEPLOYMENT }
-                .sorted()
+            dankiKeys(deployment)
+                .filter { it !in Annotations.ON_DEPLOYMENT }
                 .map { key -> "unknown annotation ${Messages.quote(key)}${suggestion(key)}" }
         val misplaced =
-            template
-                .orEmpty()
-                .keys
-                .filter { it.startsWith(Keys.PREFIX) }
-                .sorted()
-                .map { key ->
-                    "annotation ${Messages.quote(key)} is on the pod template, where danki does not read it; " +
-                        "put it on the Deployment's own metadata.annotations"
-                }
+            dankiKeys(template).map { key ->
+                "annotation ${Messages.quote(key)} is on the pod template, where danki does not read it; " +
+                    "put it on the Deployment's own metadata.annotations"
+            }
         return unknown + misplaced
     }
+
+    private fun dankiKeys(annotations: Map<String, String>?) =
+        annotations
+            .orEmpty()
+            .keys
+            .filter { it.startsWith(Keys.PREFIX) }
+            .sorted()
 
     private fun suggestion(key: String): String {
         val closest = Annotations.ON_DEPLOYMENT.minBy { distance(key, it) }

@@ -224,14 +224,11 @@ data class TargetPod(
 object WarmupTarget {
     /** Why danki must not warm [pod] at its pod IP, or null when it may. */
     fun refusal(pod: Pod, allowHostNetwork: Boolean): String? {
-        val ip = pod.status?.podIP ?: return null
-        val listed =
-            pod.status
-                ?.podIPs
-                .orEmpty()
-                .map { it.ip }
+        val status = pod.status
+        val ip = status?.podIP ?: return null
+        val listed = status.podIPs.orEmpty().map { it.ip }
         if (listed.isNotEmpty() && ip !in listed) return "pod IP $ip is not among the pod's own addresses $listed"
-        val onNodeNetwork = pod.spec?.hostNetwork == true || ip == pod.status?.hostIP
+        val onNodeNetwork = pod.spec?.hostNetwork == true || ip == status.hostIP
         if (!onNodeNetwork || allowHostNetwork) return null
         return "the pod uses the node's network (hostNetwork), so $ip is the node's address and a warm-up " +
             "could reach any port of the node; danki warms only a pod's own address " +

@@ -139,24 +139,22 @@ class WarmupPool(
     private fun dispatch() {
         val started = mutableListOf<Entry>()
         synchronized(lock) {
+            // each run of the queue, in order, that a free slot and its share admit: into a slot, then to take
+            fun <T> admit(queue: MutableMap<String, T>, entryOf: (T) -> Entry, take: (T) -> Unit) {
+                val each = queue.values.iterator()
+                while (each.hasNext() && runningBy.total < concurrency) {
+                    val next = each.next()
+                    val entry = entryOf(next)
+                    if (!shares.admits(entry.owner, entry.node, runningBy)) continue
+                    each.remove()
+                    runningBy.add(entry.owner, entry.node.name)
+                    take(next)
+                }
+            }
+
             // paused runs first: they started before anything queued
-            val resumes = resuming.values.iterator()
-            while (resumes.hasNext() && runningBy.total < concurrency) {
-                val resume = resumes.next()
-                val entry = resume.entry
-                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
-                resumes.remove()
-                runningBy.add(entry.owner, entry.node.name)
-                resume.granted.countDown()
-            }
-            val each = waiting.values.iterator()
-            while (each.hasNext() && runningBy.total < concurrency) {
-                val entry = each.next()
-                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
-                each.remove()
-                runningBy.add(entry.owner, entry.node.name)
-                started += entry
-            }
+            admit(resuming, { it.entry }) { it.granted.countDown() }
+            admit(waiting, { it }) { started += it }
         }
         started.forEach { entry ->
             try {
