@@ -6,7 +6,6 @@ import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.TimeUnit
 
-/** One running k6 process. */
 class K6Process(
     private val process: Process,
     private val summary: File,
@@ -23,7 +22,7 @@ class K6Process(
         val ended = process.waitFor(wait, TimeUnit.MILLISECONDS)
         if (!ended) {
             kill()
-            return K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, "k6 still running at the deadline; killed")
+            return K6Outcome.Failed(TIMEOUT, "k6 still running at the deadline; killed")
         }
         if (cancelled) return K6Outcome.Cancelled
         return readSummary()
@@ -65,6 +64,10 @@ class K6Process(
         private const val PERCENT = 100
         private const val KILL_WAIT_MILLIS = 2_000L
         private const val K6_FAILED = Keys.RunConditions.REASON_K6_FAILED
+        private const val TIMEOUT = Keys.RunConditions.REASON_TIMEOUT
+        private const val TOO_MANY_ERRORS = Keys.RunConditions.REASON_TOO_MANY_ERRORS
+        private const val OUT_OF_TIME = "k6 ran out of its time budget before the warm pass ended"
+        private const val ABORTED = "k6 aborted the warm-up"
 
         /**
          * Sorts a finished k6 run into success or one failure reason; the one place that decides. [phases]:
@@ -72,30 +75,15 @@ class K6Process(
          */
         fun classify(parsed: K6Summary, maxErrorRatio: Double, phases: Set<WarmupPhase> = WarmupPhase.ALL): K6Outcome {
             val ratio = if (parsed.totalRequests == 0L) 1.0 else parsed.totalFailures.toDouble() / parsed.totalRequests
-            return when {
-                parsed.stopReason == StopReason.OutOfTime -> {
-                    val message = parsed.abortMessage ?: "k6 ran out of its time budget before the warm pass ended"
-                    K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, message, parsed)
+            val (reason, message) =
+                when {
+                    parsed.stopReason == StopReason.OutOfTime -> TIMEOUT to (parsed.abortMessage ?: OUT_OF_TIME)
+                    parsed.stopReason == StopReason.Aborted -> TOO_MANY_ERRORS to (parsed.abortMessage ?: ABORTED)
+                    ratio > maxErrorRatio -> TOO_MANY_ERRORS to ratioMessage(parsed, maxErrorRatio)
+                    missingPercentiles(parsed, phases) -> K6_FAILED to "k6 summary has no cold or warm percentiles"
+                    else -> return K6Outcome.Completed(parsed)
                 }
-
-                parsed.stopReason == StopReason.Aborted -> {
-                    val message = parsed.abortMessage ?: "k6 aborted the warm-up"
-                    K6Outcome.Failed(Keys.RunConditions.REASON_TOO_MANY_ERRORS, message, parsed)
-                }
-
-                ratio > maxErrorRatio -> {
-                    val message = ratioMessage(parsed, maxErrorRatio)
-                    K6Outcome.Failed(Keys.RunConditions.REASON_TOO_MANY_ERRORS, message, parsed)
-                }
-
-                missingPercentiles(parsed, phases) -> {
-                    K6Outcome.Failed(K6_FAILED, "k6 summary has no cold or warm percentiles", parsed)
-                }
-
-                else -> {
-                    K6Outcome.Completed(parsed)
-                }
-            }
+            return K6Outcome.Failed(reason, message, parsed)
         }
 
         private fun missingPercentiles(parsed: K6Summary, phases: Set<WarmupPhase>) =

@@ -28,17 +28,8 @@ class K6Runner(
         val summary = workDir.resolve("${request.runName}.summary.json").toFile().apply { delete() }
         val log = workDir.resolve("${request.runName}.k6.log").toFile()
         val paths = workDir.resolve("${request.runName}.paths.json").toFile()
-        paths.writeText(
-            json.writeValueAsString(
-                request.plan.requests.map {
-                    mapOf(
-                        "method" to it.method,
-                        "path" to it.path,
-                        "body" to it.body,
-                    )
-                },
-            ),
-        )
+        // RequestSpec's properties are what warmup.js reads: method, path and body
+        paths.writeText(json.writeValueAsString(request.plan.requests))
         val builder =
             ProcessBuilder(DEATH_SIGNAL + listOf(k6, "run") + K6_FLAGS + script)
                 .redirectErrorStream(true)
@@ -91,31 +82,51 @@ class K6Runner(
 
         private const val PROBE_SECONDS = 5L
 
-        /** The names [environment] sets: all that k6 sees of the world. */
-        val VARIABLES =
-            setOf(
-                "BASE_URL",
-                "RATE",
-                "REQUESTS",
-                "WARMUP_RATE",
-                "WARMUP_CONCURRENCY",
-                "MIN_WARMUP_REQUESTS",
-                "MAX_WARMUP_REQUESTS",
-                "JIT_METRICS_URL",
-                "TARGET_P95_MS",
-                "TIME_BUDGET_S",
-                "MAX_ERROR_RATIO",
-                "PATHS_FILE",
-                "HEADERS",
-                "ACCEPT_REDIRECTS",
-                "SUMMARY_PATH",
-                "PHASES",
-            )
-
         /**
          * `--address ""` turns off k6's REST API on localhost:6565, through which any local process
          * could pause or rescale a run (and which a second k6 could not bind anyway).
          */
         private val K6_FLAGS = listOf("--no-usage-report", "--quiet", "--no-color", "--address", "")
+    }
+}
+
+/** The warm-up settings both of danki's k6 scripts read (k6-scripts/lib/settings.js), from a request. */
+object K6Settings {
+    private val json = ObjectMapper()
+    private const val MILLIS = 1_000.0
+
+    /** [timeBudget]: how long k6 may run, so that it ends (and reports) before the request's deadline. */
+    fun of(request: K6Request, timeBudget: Duration): Map<String, String> {
+        val plan = request.plan
+        return mapOf(
+            "BASE_URL" to request.baseUrl,
+            "RATE" to plan.rate.toString(),
+            "REQUESTS" to plan.passRequests.toString(),
+            "WARMUP_RATE" to plan.warmupRate.toString(),
+            "WARMUP_CONCURRENCY" to plan.warmupConcurrency.toString(),
+            "MIN_WARMUP_REQUESTS" to plan.minWarmupRequests.toString(),
+            "MAX_WARMUP_REQUESTS" to plan.maxWarmupRequests.toString(),
+            "JIT_METRICS_URL" to (request.jitMetricsUrl ?: ""),
+            "TARGET_P95_MS" to (plan.targetP95?.toMillis()?.toString() ?: ""),
+            "TIME_BUDGET_S" to (timeBudget.toMillis() / MILLIS).toString(),
+            "MAX_ERROR_RATIO" to request.maxErrorRatio.toString(),
+            "HEADERS" to json.writeValueAsString(plan.headers),
+            "PHASES" to WarmupPhase.listOf(request.phases),
+        )
+    }
+}
+
+/** Finds programs as a shell would, so a missing one is reported by name instead of failing later. */
+object Executables {
+    /** [name] as the shell finds it: a path when it has a slash, else the first match on [path]. */
+    fun find(name: String, path: String? = System.getenv("PATH")): File? {
+        fun File.runnable() = isFile && canExecute()
+        if (name.contains('/')) return File(name).takeIf { it.runnable() }
+        return path
+            .orEmpty()
+            .split(File.pathSeparator)
+            .filter { it.isNotEmpty() }
+            .map { File(it, name) }
+            .firstOrNull { it.runnable() }
     }
 }

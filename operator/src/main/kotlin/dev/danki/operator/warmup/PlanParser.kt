@@ -1,10 +1,13 @@
 package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.core.JsonProcessingException
+import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.boost.CpuQuantity
+import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.Messages
+import io.fabric8.kubernetes.api.model.ContainerPort
 import io.fabric8.kubernetes.api.model.PodSpec
 import java.time.Duration
 
@@ -29,17 +32,14 @@ class PlanParser(
         // read by MissedGates for pods without the gate; checked here so a bad value is named with the rest
         fields.read<UngatedPods?>(Annotations.UNGATED_PODS, null, UngatedPods.EXPECTED) { UngatedPods.parse(it) }
         val port = PodPorts.resolve(annotations[Annotations.PORT], podSpec, fields.problems)
-        val bounded = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), annotations, fields.problems)
-        // a floor the user chose is theirs for every pod; only danki's own default drops for a cache
-        val userFloor = annotations.containsKey(Annotations.MIN_WARMUP_REQUESTS)
-        val plan = if (userFloor) bounded.copy(minWarmupRequestsFromCache = bounded.minWarmupRequests) else bounded
+        val plan = withWarmupBounds(planOf(fields, port ?: 0, policy, podSpec), fields)
         ScriptAnnotations.check(plan, annotations, runnerEnabled, fields.problems)
         return PlanResult(plan.takeIf { fields.problems.isEmpty() }, fields.problems.toList(), policy)
     }
 
     /** The annotations being read, and every problem found in them so far. */
     private class Fields(
-        private val annotations: Map<String, String>,
+        val annotations: Map<String, String>,
     ) {
         val problems = mutableListOf<ConfigProblem>()
 
@@ -61,6 +61,12 @@ class PlanParser(
                 }
             return parsed ?: default.also { problems += ConfigProblem(key, raw, expected) }
         }
+
+        /** A whole number of [key] within [range]. */
+        fun count(key: String, default: Int, range: IntRange): Int =
+            read(key, default, "a whole number from ${range.first} to ${range.last}") { raw ->
+                raw.trim().toIntOrNull()?.takeIf { it in range }
+            }
     }
 
     private fun planOf(fields: Fields, port: Int, policy: FailurePolicy, podSpec: PodSpec?) =
@@ -68,10 +74,7 @@ class PlanParser(
             port = port,
             requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
             rate = fields.read(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
-            passRequests =
-                fields.read(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, count(MAX_PASS)) {
-                    parseCount(it, MAX_PASS)
-                },
+            passRequests = fields.count(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, 1..MAX_PASS),
             warmupRate =
                 fields.read(
                     Annotations.WARMUP_RATE,
@@ -80,38 +83,19 @@ class PlanParser(
                     ::parseRate,
                 ),
             warmupConcurrency =
-                fields.read(
-                    Annotations.WARMUP_CONCURRENCY,
-                    WarmupPlan.DEFAULT_WARMUP_CONCURRENCY,
-                    count(MAX_CONCURRENCY),
-                ) { parseCount(it, MAX_CONCURRENCY) },
+                fields.count(Annotations.WARMUP_CONCURRENCY, WarmupPlan.DEFAULT_WARMUP_CONCURRENCY, 1..MAX_CONCURRENCY),
             minWarmupRequests =
-                fields.read(
-                    Annotations.MIN_WARMUP_REQUESTS,
-                    WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS,
-                    MIN_WARMUP_EXPECTED,
-                ) {
-                    it.trim().toIntOrNull()?.takeIf { n -> n in 0..MAX_WARMUP }
-                },
+                fields.count(Annotations.MIN_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS, 0..MAX_WARMUP),
             maxWarmupRequests =
-                fields.read(
-                    Annotations.MAX_WARMUP_REQUESTS,
-                    WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS,
-                    count(MAX_WARMUP),
-                ) { parseCount(it, MAX_WARMUP) },
-            jitMetrics =
-                fields.read<JitMetrics?>(
-                    Annotations.JIT_METRICS,
-                    null,
-                    JIT_EXPECTED,
-                ) { PodPorts.jitMetrics(it, podSpec) },
+                fields.count(Annotations.MAX_WARMUP_REQUESTS, WarmupPlan.DEFAULT_MAX_WARMUP_REQUESTS, 1..MAX_WARMUP),
+            jitMetrics = fields.read(Annotations.JIT_METRICS, null, JIT_EXPECTED) { PodPorts.jitMetrics(it, podSpec) },
             targetP95 =
-                fields.read<Duration?>(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
+                fields.read(Annotations.TARGET_P95, null, TARGET_EXPECTED) { raw ->
                     DurationFormat.parse(raw)?.takeIf { !it.isZero && it <= MAX_TARGET }
                 },
             timeout =
                 fields.read(Annotations.TIMEOUT, WarmupPlan.DEFAULT_TIMEOUT, TIMEOUT_EXPECTED) { raw ->
-                    DurationFormat.parse(raw)?.takeIf { it >= MIN_TIMEOUT && it <= MAX_TIMEOUT }
+                    DurationFormat.parse(raw)?.takeIf { it in MIN_TIMEOUT..MAX_TIMEOUT }
                 },
             failurePolicy = policy,
             headers = fields.read(Annotations.HEADERS, emptyMap(), HEADERS_EXPECTED, ::parseHeaders),
@@ -120,19 +104,14 @@ class PlanParser(
                     it.trim().lowercase().toBooleanStrictOrNull()
                 },
             script = scriptOf(fields),
-            warmupCpuMillis = warmupCpuOf(fields),
+            warmupCpuMillis =
+                fields.read(Annotations.WARMUP_CPU, null, WARMUP_CPU_EXPECTED) { raw ->
+                    CpuQuantity.parseMillis(raw)?.takeIf { it in MIN_WARMUP_CPU_MILLIS..MAX_WARMUP_CPU_MILLIS }
+                },
         )
 
-    private fun warmupCpuOf(fields: Fields): Long? =
-        fields.read<Long?>(Annotations.WARMUP_CPU, null, WARMUP_CPU_EXPECTED) { raw ->
-            CpuQuantity.parseMillis(raw)?.takeIf { it in MIN_WARMUP_CPU_MILLIS..MAX_WARMUP_CPU_MILLIS }
-        }
-
     private fun scriptOf(fields: Fields): ScriptRef? {
-        val script =
-            fields.read<ScriptRef?>(Annotations.SCRIPT, null, ScriptAnnotations.SCRIPT_EXPECTED) {
-                ScriptAnnotations.parse(it)
-            }
+        val script = fields.read(Annotations.SCRIPT, null, ScriptAnnotations.SCRIPT_EXPECTED, ScriptAnnotations::parse)
         val secret =
             fields.read(Annotations.SCRIPT_SECRET, null, ScriptAnnotations.SECRET_EXPECTED, ScriptAnnotations::secret)
         return script?.copy(secret = secret)
@@ -140,25 +119,18 @@ class PlanParser(
 
     /**
      * The minimum of warm-up requests cannot exceed the cap. A cap set below the default minimum lowers
-     * the minimum with it; a minimum set above the cap is a mistake to name.
+     * the minimum with it; a minimum set above the cap is a mistake to name. A floor the user chose is
+     * theirs for every pod; only danki's own default drops for a cache.
      */
-    private fun withWarmupBounds(
-        plan: WarmupPlan,
-        annotations: Map<String, String>,
-        problems: MutableList<ConfigProblem>,
-    ): WarmupPlan {
-        if (plan.minWarmupRequests <= plan.maxWarmupRequests) return plan
-        val minRaw =
-            annotations[Annotations.MIN_WARMUP_REQUESTS]
-                ?: return plan.copy(minWarmupRequests = plan.maxWarmupRequests)
-        val cap = annotations[Annotations.MAX_WARMUP_REQUESTS] ?: "${plan.maxWarmupRequests}, its default"
-        problems +=
-            ConfigProblem(
-                Annotations.MIN_WARMUP_REQUESTS,
-                minRaw,
-                "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)",
-            )
-        return plan
+    private fun withWarmupBounds(plan: WarmupPlan, fields: Fields): WarmupPlan {
+        val minRaw = fields.annotations[Annotations.MIN_WARMUP_REQUESTS]
+        if (minRaw == null) return plan.copy(minWarmupRequests = minOf(plan.minWarmupRequests, plan.maxWarmupRequests))
+        if (plan.minWarmupRequests > plan.maxWarmupRequests) {
+            val cap = fields.annotations[Annotations.MAX_WARMUP_REQUESTS] ?: "${plan.maxWarmupRequests}, its default"
+            val expected = "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)"
+            fields.problems += ConfigProblem(Annotations.MIN_WARMUP_REQUESTS, minRaw, expected)
+        }
+        return plan.copy(minWarmupRequestsFromCache = plan.minWarmupRequests)
     }
 
     private fun parsePaths(raw: String): List<RequestSpec>? {
@@ -191,8 +163,6 @@ class PlanParser(
         return match.groupValues[1].toDouble().takeIf { it >= MIN_RATE && it <= MAX_RATE }
     }
 
-    private fun parseCount(raw: String, max: Int): Int? = raw.trim().toIntOrNull()?.takeIf { it in 1..max }
-
     private fun parseHeaders(raw: String): Map<String, String>? {
         val node =
             try {
@@ -215,7 +185,7 @@ class PlanParser(
     }
 
     /** What is wrong with one header, or null; a line break in a value would smuggle in another header. */
-    private fun headerProblem(name: String, value: com.fasterxml.jackson.databind.JsonNode): String? {
+    private fun headerProblem(name: String, value: JsonNode): String? {
         if (!HEADER_NAME.matches(name)) return "a header name of token characters: ${Messages.quote(name)}"
         if (!value.isTextual) return "a string value for header $name"
         val text = value.textValue()
@@ -264,7 +234,6 @@ class PlanParser(
         private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
         private const val HEADERS_EXPECTED =
             "a JSON object of header names to string values, e.g. '{\"Authorization\":\"Bearer x\"}'"
-        private const val MIN_WARMUP_EXPECTED = "a whole number from 0 to $MAX_WARMUP"
         private const val JIT_EXPECTED =
             "a port number or containerPort name, optionally followed by the metrics path, " +
                 "e.g. 'http/metrics', '9090' or 'management/actuator/prometheus' (default path /metrics)"
@@ -272,8 +241,6 @@ class PlanParser(
         private const val POLICY_EXPECTED = "open or closed"
         private const val BOOLEAN_EXPECTED = "true or false"
         private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"
-
-        private fun count(max: Int) = "a whole number from 1 to $max"
     }
 }
 
@@ -297,4 +264,195 @@ data class ConfigProblem(
     val expected: String,
 ) {
     override fun toString() = "$key=\"${Messages.quote(value)}\": expected $expected"
+}
+
+/** The custom-flow annotations: `danki.dev/script` and `danki.dev/script-secret`. */
+object ScriptAnnotations {
+    /** `<configmap>[/<key>]`: a name in the Deployment's own namespace; there is no way to name another. */
+    fun parse(raw: String): ScriptRef? {
+        val parts = raw.trim().split('/')
+        if (parts.size > 2 || !OBJECT_NAME.matches(parts[0])) return null
+        val key = parts.getOrNull(1) ?: return ScriptRef(parts[0])
+        return ScriptRef(parts[0], key.takeIf(CONFIG_MAP_KEY::matches) ?: return null)
+    }
+
+    /** A script needs runner pods, and replaces the built-in plan's requests rather than mixing with them. */
+    fun check(
+        plan: WarmupPlan,
+        annotations: Map<String, String>,
+        runnerEnabled: Boolean,
+        problems: MutableList<ConfigProblem>,
+    ) {
+        val raw = annotations[Annotations.SCRIPT]
+        if (raw != null && plan.script != null && !runnerEnabled) {
+            problems += ConfigProblem(Annotations.SCRIPT, raw, RUNNER_DISABLED)
+        }
+        if (plan.script == null && annotations.containsKey(Annotations.SCRIPT_SECRET) && raw == null) {
+            val secret = annotations.getValue(Annotations.SCRIPT_SECRET)
+            problems += ConfigProblem(Annotations.SCRIPT_SECRET, secret, SECRET_ALONE)
+        }
+        if (plan.script == null) return
+        for (key in listOf(Annotations.PATHS, Annotations.HEADERS)) {
+            annotations[key]?.let {
+                problems +=
+                    ConfigProblem(key, it, "not set together with ${Annotations.SCRIPT}: a flow sends its own requests")
+            }
+        }
+    }
+
+    /** A Secret's name, or null when it is not a valid object name. */
+    fun secret(raw: String): String? = raw.trim().takeIf(OBJECT_NAME::matches)
+
+    /** A Kubernetes object name (DNS-1123 subdomain), and a ConfigMap key. */
+    private val OBJECT_NAME = Regex("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+    private val CONFIG_MAP_KEY = Regex("[-._a-zA-Z0-9]{1,253}")
+    const val SCRIPT_EXPECTED =
+        "the name of a ConfigMap in the Deployment's own namespace, optionally /<key> (default key flow.js), " +
+            "e.g. 'exam-flow' or 'exam-flow/login.js'; a script is never taken from another namespace"
+    const val SECRET_EXPECTED = "the name of a Secret in the Deployment's own namespace"
+    private const val SECRET_ALONE = "used only with ${Annotations.SCRIPT}: the Secret is for a custom flow"
+    private const val RUNNER_DISABLED =
+        "custom scripts run in runner pods, which this operator does not create (chart value runner.enabled=false)"
+}
+
+/** The ports a plan names: where k6 sends requests, and where the pod's JVM metrics page is. */
+object PodPorts {
+    const val MAX_PORT = 65_535
+    const val DEFAULT_PORT_NAME = "http"
+
+    /** The warm-up port: the annotation's number or name, else the port named http, else the first. */
+    fun resolve(raw: String?, podSpec: PodSpec?, problems: MutableList<ConfigProblem>): Int? {
+        val ports = podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }
+        if (raw == null) {
+            val port = (ports.firstOrNull { it.name == DEFAULT_PORT_NAME } ?: ports.firstOrNull())?.containerPort
+            if (port == null) {
+                problems += ConfigProblem(Annotations.PORT, "", "a port: the pod declares no containerPort")
+            }
+            return port
+        }
+        val port = portOf(raw.trim(), ports)
+        if (port == null) problems += ConfigProblem(Annotations.PORT, raw, PORT_EXPECTED + namesOf(ports))
+        return port
+    }
+
+    /** A port number, or the number of the containerPort of that name; null when it is neither. */
+    private fun portOf(raw: String, ports: List<ContainerPort>): Int? {
+        val number = raw.toIntOrNull()
+        return when {
+            number != null -> number.takeIf { it in 1..MAX_PORT }
+            PORT_NAME.matches(raw) -> ports.firstOrNull { it.name == raw }?.containerPort
+            else -> null
+        }
+    }
+
+    /** `<port or name>[/path]`: where the pod's JVM metrics page is. */
+    fun jitMetrics(raw: String, podSpec: PodSpec?): JitMetrics? {
+        val text = raw.trim()
+        val portPart = text.substringBefore('/')
+        val path = text.substring(portPart.length).ifEmpty { JitMetrics.DEFAULT_PATH }
+        if (!METRICS_PATH.matches(path)) return null
+        val port = portOf(portPart, podSpec?.containers.orEmpty().flatMap { it.ports.orEmpty() }) ?: return null
+        return JitMetrics(port, path)
+    }
+
+    private fun namesOf(ports: List<ContainerPort>): String {
+        val names = ports.mapNotNull { it.name }
+        return if (names.isEmpty()) " (the pod names no port)" else " (named ports: ${names.joinToString(", ")})"
+    }
+
+    private val PORT_NAME = Regex("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+    /** An absolute path of URL-safe characters, no query: the scrape URL is built from it as is. */
+    private val METRICS_PATH = Regex("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+    private const val PORT_EXPECTED = "a port number from 1 to 65535 or the name of a containerPort"
+}
+
+/**
+ * What danki does about a pod of an opted-in Deployment that was admitted without the gate (the webhook
+ * was unreachable, or could not tell the pod's Deployment in time): `danki.dev/ungated-pods`.
+ */
+enum class UngatedPods(
+    val value: String,
+) {
+    /** A `PodNotGated` Event and the metric; the pod keeps serving as it is. */
+    REPORT("report"),
+
+    /**
+     * Reported, then evicted (the Eviction API, so PodDisruptionBudgets hold), so that its ReplicaSet
+     * creates a replacement that the webhook gates and danki warms. Only a pod that has not served for
+     * long is evicted: one that has is warm from its own traffic, and a replacement would start cold.
+     */
+    REPLACE("replace"),
+    ;
+
+    companion object {
+        const val EXPECTED = "report or replace"
+
+        fun parse(raw: String): UngatedPods? = entries.firstOrNull { it.value == raw.trim().lowercase() }
+
+        /**
+         * A Deployment's choice from its [annotations], else [default]. A value that does not parse (named
+         * by the plan's InvalidWarmupConfig Event) reports only: never evict on a setting danki cannot read.
+         */
+        fun of(annotations: Map<String, String>, default: UngatedPods): UngatedPods {
+            val raw = annotations[Annotations.UNGATED_PODS] ?: return default
+            return parse(raw) ?: REPORT
+        }
+    }
+}
+
+/**
+ * Names every `danki.dev/` annotation danki would silently ignore: an unknown key on the Deployment
+ * (a typo such as `danki.dev/warmpu` would leave its pods cold without a word), with the closest
+ * known key, and danki's keys written on the pod template, where danki does not read them.
+ */
+object UnknownAnnotations {
+    /** A suggestion is made only this close (edits); farther, a guess would mislead more than help. */
+    private const val MAX_DISTANCE = 3
+
+    /** One message per misplaced or unknown key, in key order. */
+    fun of(deployment: Map<String, String>?, template: Map<String, String>?): List<String> {
+        val unknown =
+            dankiKeys(deployment)
+                .filter { it !in Annotations.ON_DEPLOYMENT }
+                .map { key -> "unknown annotation ${Messages.quote(key)}${suggestion(key)}" }
+        val misplaced =
+            dankiKeys(template).map { key ->
+                "annotation ${Messages.quote(key)} is on the pod template, where danki does not read it; " +
+                    "put it on the Deployment's own metadata.annotations"
+            }
+        return unknown + misplaced
+    }
+
+    private fun dankiKeys(annotations: Map<String, String>?) =
+        annotations
+            .orEmpty()
+            .keys
+            .filter { it.startsWith(Keys.PREFIX) }
+            .sorted()
+
+    private fun suggestion(key: String): String {
+        val closest = Annotations.ON_DEPLOYMENT.minBy { distance(key, it) }
+        return if (distance(key, closest) <= MAX_DISTANCE) "; did you mean $closest?" else ""
+    }
+
+    /** Levenshtein distance (insert, delete, replace), on the name after the prefix; keys are short. */
+    internal fun distance(a: String, b: String): Int {
+        val x = a.removePrefix(Keys.PREFIX).take(MAX_COMPARED)
+        val y = b.removePrefix(Keys.PREFIX).take(MAX_COMPARED)
+        var previous = IntArray(y.length + 1) { it }
+        for (i in 1..x.length) {
+            val current = IntArray(y.length + 1)
+            current[0] = i
+            for (j in 1..y.length) {
+                val replace = previous[j - 1] + if (x[i - 1] == y[j - 1]) 0 else 1
+                current[j] = minOf(previous[j] + 1, current[j - 1] + 1, replace)
+            }
+            previous = current
+        }
+        return previous[y.length]
+    }
+
+    /** A key name is at most 63 characters after its prefix; a longer (invalid) one is cut for the comparison. */
+    private const val MAX_COMPARED = 63
 }

@@ -2,6 +2,7 @@ package dev.danki.operator.warmup
 
 import dev.danki.operator.kube.BackoffPolicy
 import dev.danki.operator.kube.Keys
+import io.fabric8.kubernetes.api.model.Pod
 import java.io.IOException
 import java.time.Clock
 import java.time.Duration
@@ -19,7 +20,7 @@ class WarmupAttempts(
     private val clock: Clock = Clock.systemUTC(),
 ) {
     fun run(request: K6Request, task: WarmupTask, listener: AttemptListener): AttemptsResult {
-        if (clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)) {
+        if (clock.instant() + MIN_ATTEMPT > request.deadline) {
             return AttemptsResult(K6Outcome.Failed(Keys.RunConditions.REASON_QUEUE_TIMEOUT, NO_TIME_LEFT), 0)
         }
         var attempt = 0
@@ -32,7 +33,7 @@ class WarmupAttempts(
             val attemptStart = System.currentTimeMillis()
             val outcome = attempt(request, task, listener, attempt)
             if (first == 0L) {
-                first = firstRequestOf(outcome)
+                first = outcome.summary?.firstRequestAtMillis ?: 0L
                 started = attemptStart
             }
             final =
@@ -59,18 +60,13 @@ class WarmupAttempts(
         if (!task.pause(delay)) return K6Outcome.Cancelled
         // the pause gave up the slot, and taking it back may have taken longer than the back-off
         val waited = Duration.ofNanos(System.nanoTime() - pausedFrom) > delay.plus(SLOT_WAIT_SLACK)
-        val late = waited && clock.instant().plus(MIN_ATTEMPT).isAfter(request.deadline)
+        val late = waited && clock.instant() + MIN_ATTEMPT > request.deadline
         return if (late) giveUp(failure, attempt) else null
     }
 
     /** A timeout leaves no time by definition; otherwise the next attempt must fit, back-off included. */
     private fun anotherFits(failure: K6Outcome.Failed, delay: Duration, deadline: Instant): Boolean =
-        failure.reason != TIMEOUT &&
-            !clock
-                .instant()
-                .plus(delay)
-                .plus(MIN_ATTEMPT)
-                .isAfter(deadline)
+        failure.reason != TIMEOUT && clock.instant() + delay + MIN_ATTEMPT <= deadline
 
     /** One k6 process from start to end; a k6 that cannot start is a failed attempt like any other. */
     private fun attempt(request: K6Request, task: WarmupTask, listener: AttemptListener, attempt: Int): K6Outcome {
@@ -97,13 +93,6 @@ class WarmupAttempts(
             process.cleanUp()
         }
     }
-
-    private fun firstRequestOf(outcome: K6Outcome): Long =
-        when (outcome) {
-            is K6Outcome.Completed -> outcome.summary.firstRequestAtMillis
-            is K6Outcome.Failed -> outcome.summary?.firstRequestAtMillis ?: 0L
-            K6Outcome.Cancelled -> 0L
-        }
 
     private fun giveUp(last: K6Outcome.Failed, attempts: Int): K6Outcome.Failed {
         val count = if (attempts == 1) "1 attempt" else "$attempts attempts"
@@ -169,16 +158,80 @@ data class AttemptsResult(
 
 /** How one k6 attempt ended. */
 sealed interface K6Outcome {
+    /** What k6 reported, when it got as far as writing a summary. */
+    val summary: K6Summary? get() = null
+
     data class Completed(
-        val summary: K6Summary,
+        override val summary: K6Summary,
     ) : K6Outcome
 
     /** [reason] is a WarmupRun condition reason from Keys.RunConditions: `K6Failed`, `TooManyErrors` or `Timeout`. */
     data class Failed(
         val reason: String,
         val message: String,
-        val summary: K6Summary? = null,
+        override val summary: K6Summary? = null,
     ) : K6Outcome
 
     data object Cancelled : K6Outcome
+}
+
+/** Everything one k6 attempt needs: where to send, what, and how long it may take. */
+data class K6Request(
+    val runName: String,
+    val baseUrl: String,
+    val plan: WarmupPlan,
+    /** Hard stop: k6 is killed at this moment, and told to stop itself a little before. */
+    val deadline: Instant,
+    val maxErrorRatio: Double,
+    /** The pod's JVM metrics page when the plan names one; k6 scrapes it for the JIT stop rule. */
+    val jitMetricsUrl: String? = null,
+    /** The pod being warmed; a runner pod is created beside it and may reach only it. */
+    val target: TargetPod? = null,
+    /** The phases this attempt sends (k6's PHASES): all three, unless a CPU boost splits the warm-up. */
+    val phases: Set<WarmupPhase> = WarmupPhase.ALL,
+)
+
+/** The phases of a warm-up, in the order they run, by the names the k6 scripts give them. */
+enum class WarmupPhase(
+    val key: String,
+) {
+    COLD("cold"),
+    WARMUP("warmup"),
+    WARM("warm"),
+    ;
+
+    companion object {
+        val ALL: Set<WarmupPhase> = entries.toSet()
+
+        /** PHASES for k6: the keys, in order. */
+        fun listOf(phases: Set<WarmupPhase>) = entries.filter { it in phases }.joinToString(",") { it.key }
+    }
+}
+
+/** The pod a warm-up is for: where it is, and the one address traffic may go to. */
+data class TargetPod(
+    val namespace: String,
+    val name: String,
+    val uid: String,
+    val ip: String,
+)
+
+/**
+ * Where a warm-up may send traffic: the pod's own address and nothing else. A pod on the node's
+ * network (`hostNetwork`) shares the node's address, so its port annotation would reach any port of
+ * the node; such pods are refused unless the operator is told to allow them.
+ */
+object WarmupTarget {
+    /** Why danki must not warm [pod] at its pod IP, or null when it may. */
+    fun refusal(pod: Pod, allowHostNetwork: Boolean): String? {
+        val status = pod.status
+        val ip = status?.podIP ?: return null
+        val listed = status.podIPs.orEmpty().map { it.ip }
+        if (listed.isNotEmpty() && ip !in listed) return "pod IP $ip is not among the pod's own addresses $listed"
+        val onNodeNetwork = pod.spec?.hostNetwork == true || ip == status.hostIP
+        if (!onNodeNetwork || allowHostNetwork) return null
+        return "the pod uses the node's network (hostNetwork), so $ip is the node's address and a warm-up " +
+            "could reach any port of the node; danki warms only a pod's own address " +
+            "(the chart value allowHostNetwork=true allows it)"
+    }
 }

@@ -23,7 +23,6 @@ data class WarmupPlan(
      * own `danki.dev/min-warmup-requests`, when set, holds for every pod.
      */
     val minWarmupRequestsFromCache: Int = DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE,
-    /** Upper bound on warm-up requests. */
     val maxWarmupRequests: Int = DEFAULT_MAX_WARMUP_REQUESTS,
     /** The pod's JVM metrics page; when set, the warm-up stops once the JIT has nothing left to compile. */
     val jitMetrics: JitMetrics? = null,
@@ -31,9 +30,7 @@ data class WarmupPlan(
     val targetP95: Duration? = null,
     /** Budget from ContainersReady to a decision, retries included. */
     val timeout: Duration = DEFAULT_TIMEOUT,
-    /** What happens to the gate when the warm-up fails. */
     val failurePolicy: FailurePolicy = FailurePolicy.OPEN,
-    /** Extra request headers. */
     val headers: Map<String, String> = emptyMap(),
     /** Whether a 3xx answer counts as a success (it is never followed either way). */
     val acceptRedirects: Boolean = false,
@@ -101,5 +98,24 @@ data class ScriptRef(
 ) {
     companion object {
         const val DEFAULT_KEY = "flow.js"
+    }
+}
+
+/** What happens to a pod's gate when its warm-up fails for good. */
+enum class FailurePolicy(
+    val value: String,
+) {
+    /** Release the pod anyway (gate True, reason `WarmupFailedOpen`): availability over latency. */
+    OPEN("open"),
+
+    /** Keep the pod out of its Service (gate False, reason `WarmupFailed`). */
+    CLOSED("closed"),
+    ;
+
+    companion object {
+        fun parse(raw: String): FailurePolicy? = entries.firstOrNull { it.value == raw.trim().lowercase() }
+
+        /** The policy a WarmupRun's spec recorded; open, the default, when it has none or one unknown here. */
+        fun recorded(value: String?): FailurePolicy = parse(value ?: "") ?: OPEN
     }
 }

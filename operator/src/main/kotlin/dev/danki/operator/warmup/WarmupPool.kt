@@ -9,6 +9,8 @@ import java.util.concurrent.SynchronousQueue
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
+import kotlin.math.ceil
 
 /**
  * The bounded pool warm-ups run on: [concurrency] k6 processes at most, the rest wait in a queue of
@@ -79,22 +81,13 @@ class WarmupPool(
     ): Boolean {
         val accepted =
             synchronized(lock) {
-                when {
-                    tasks.containsKey(runKey) -> {
-                        true
-                    }
-
-                    waiting.size >= capacity -> {
-                        false
-                    }
-
-                    else -> {
-                        val entry = Entry(WarmupTask(runKey, podKey), owner, node, body)
-                        tasks[runKey] = entry
-                        waiting[runKey] = entry
-                        true
-                    }
+                // a run already known is accepted again; a new one only while the queue has room
+                if (!tasks.containsKey(runKey) && waiting.size < capacity) {
+                    val entry = Entry(WarmupTask(runKey, podKey), owner, node, body)
+                    tasks[runKey] = entry
+                    waiting[runKey] = entry
                 }
+                tasks.containsKey(runKey)
             }
         if (accepted) turnedAway.remove(runKey) else turnedAway[runKey] = podKey
         if (!accepted) log.atDebug().addKeyValue("run", runKey).log("warm-up queue full")
@@ -146,24 +139,22 @@ class WarmupPool(
     private fun dispatch() {
         val started = mutableListOf<Entry>()
         synchronized(lock) {
+            // each run of the queue, in order, that a free slot and its share admit: into a slot, then to take
+            fun <T> admit(queue: MutableMap<String, T>, entryOf: (T) -> Entry, take: (T) -> Unit) {
+                val each = queue.values.iterator()
+                while (each.hasNext() && runningBy.total < concurrency) {
+                    val next = each.next()
+                    val entry = entryOf(next)
+                    if (!shares.admits(entry.owner, entry.node, runningBy)) continue
+                    each.remove()
+                    runningBy.add(entry.owner, entry.node.name)
+                    take(next)
+                }
+            }
+
             // paused runs first: they started before anything queued
-            val resumes = resuming.values.iterator()
-            while (resumes.hasNext() && runningBy.total < concurrency) {
-                val resume = resumes.next()
-                val entry = resume.entry
-                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
-                resumes.remove()
-                runningBy.add(entry.owner, entry.node.name)
-                resume.granted.countDown()
-            }
-            val each = waiting.values.iterator()
-            while (each.hasNext() && runningBy.total < concurrency) {
-                val entry = each.next()
-                if (!shares.admits(entry.owner, entry.node, runningBy)) continue
-                each.remove()
-                runningBy.add(entry.owner, entry.node.name)
-                started += entry
-            }
+            admit(resuming, { it.entry }) { it.granted.countDown() }
+            admit(waiting, { it }) { started += it }
         }
         started.forEach { entry ->
             try {
@@ -286,5 +277,135 @@ class WarmupPool(
         private const val SHUTDOWN_WAIT_SECONDS = 5L
         private const val IDLE_SECONDS = 60L
         private const val RESUME_POLL_MILLIS = 200L
+    }
+}
+
+/** One queued or running warm-up; [cancel] stops its k6 process at once. */
+class WarmupTask(
+    val runKey: String,
+    val podKey: String,
+) {
+    /** Where the task is in the pool: waiting for a slot, taken by a worker, or taken out of the queue. */
+    enum class State { QUEUED, RUNNING, WITHDRAWN }
+
+    private val state = AtomicReference(State.QUEUED)
+
+    @Volatile var cancelled = false
+        private set
+
+    @Volatile var process: RunningAttempt? = null
+    private val stop = CountDownLatch(1)
+
+    val running: Boolean get() = state.get() == State.RUNNING
+
+    val queued: Boolean get() = state.get() == State.QUEUED
+
+    /** A worker takes the task; false when it was withdrawn first. */
+    internal fun begin(): Boolean = state.compareAndSet(State.QUEUED, State.RUNNING)
+
+    /** Takes the task out before a worker does; false when a worker took it first. */
+    internal fun withdraw(): Boolean = state.compareAndSet(State.QUEUED, State.WITHDRAWN)
+
+    fun cancel() {
+        cancelled = true
+        process?.cancel()
+        stop.countDown()
+    }
+
+    /** How the pool pauses this task between attempts (giving up its slot meanwhile); null: [sleep]. */
+    @Volatile internal var pauser: ((Duration) -> Boolean)? = null
+
+    /** Waits [delay] between attempts; false when cancelled (or interrupted) meanwhile. */
+    fun pause(delay: Duration): Boolean = pauser?.invoke(delay) ?: sleep(delay)
+
+    /** Waits [delay]; false when cancelled (or interrupted) meanwhile. */
+    internal fun sleep(delay: Duration): Boolean =
+        try {
+            !stop.await(delay.toMillis(), TimeUnit.MILLISECONDS) && !cancelled
+        } catch (e: InterruptedException) {
+            // the pool is shutting down; the worker keeps its interrupt
+            Thread.currentThread().interrupt()
+            false
+        }
+}
+
+/**
+ * How many warm-up slots one Deployment and one namespace may hold at once. A cap, not a priority:
+ * a Deployment at its share waits even when slots are free, because a slot given to a tenant whose
+ * pods never answer is held until that pod's timeout, an hour at worst, and meanwhile others wait.
+ * Each node has a cap of its own too ([PodNode], passed with each warm-up).
+ */
+data class FairShare(
+    val perDeployment: Int,
+    val perNamespace: Int,
+) {
+    fun admits(owner: RunOwner, node: PodNode, running: Occupancy) =
+        running.of(owner) < perDeployment &&
+            running.inNamespace(owner.namespace) < perNamespace &&
+            (node.name.isEmpty() || running.onNode(node.name) < node.cap)
+
+    companion object {
+        /** Shares of [slots]; each at least one slot, so every tenant is served. */
+        fun of(slots: Int, deploymentShare: Double, namespaceShare: Double) =
+            FairShare(atLeastOne(slots, deploymentShare), atLeastOne(slots, namespaceShare))
+
+        fun unlimited(slots: Int) = FairShare(slots, slots)
+
+        private fun atLeastOne(slots: Int, share: Double) = ceil(slots * share).toInt().coerceIn(1, slots)
+    }
+}
+
+/** Slots held now, in all, per owner and per namespace. Not thread-safe: the pool guards it. */
+class Occupancy {
+    private val byOwner = HashMap<RunOwner, Int>()
+    private val byNamespace = HashMap<String, Int>()
+    private val byNode = HashMap<String, Int>()
+
+    var total = 0
+        private set
+
+    fun of(owner: RunOwner) = byOwner[owner] ?: 0
+
+    fun inNamespace(namespace: String) = byNamespace[namespace] ?: 0
+
+    fun onNode(node: String) = byNode[node] ?: 0
+
+    fun add(owner: RunOwner, node: String = "") {
+        total++
+        byOwner.merge(owner, 1, Int::plus)
+        byNamespace.merge(owner.namespace, 1, Int::plus)
+        if (node.isNotEmpty()) byNode.merge(node, 1, Int::plus)
+    }
+
+    fun remove(owner: RunOwner, node: String = "") {
+        total--
+        byOwner.computeIfPresent(owner) { _, n -> (n - 1).takeIf { it > 0 } }
+        byNamespace.computeIfPresent(owner.namespace) { _, n -> (n - 1).takeIf { it > 0 } }
+        if (node.isNotEmpty()) byNode.computeIfPresent(node) { _, n -> (n - 1).takeIf { it > 0 } }
+    }
+}
+
+/** Whose warm-up a run is: the tenant unit that fair sharing counts (a Deployment in a namespace). */
+data class RunOwner(
+    val namespace: String,
+    val deployment: String,
+) {
+    companion object {
+        /** For a pod without a Deployment: the pod alone, in its namespace. */
+        fun of(podKey: String): RunOwner {
+            val (namespace, pod) = podKey.split('/', limit = 2).let { it[0] to it.getOrElse(1) { "" } }
+            return RunOwner(namespace, "pod:$pod")
+        }
+    }
+}
+
+/** The node a warmed pod runs on, and how many warm-ups that node may run at once ([NodeCaps]). */
+data class PodNode(
+    /** Empty when the pod is not scheduled yet: then no node cap applies. */
+    val name: String,
+    val cap: Int,
+) {
+    companion object {
+        val UNKNOWN = PodNode("", Int.MAX_VALUE)
     }
 }

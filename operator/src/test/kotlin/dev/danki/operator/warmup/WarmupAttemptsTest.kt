@@ -62,6 +62,7 @@ class WarmupAttemptsTest {
             if [ "${'$'}n" -le $crashes ]; then echo "panic: boom" >&2; exit 3; fi
             /usr/bin/env > '${dir.path}/env'
             echo "${'$'}@" > '${dir.path}/args'
+            cp "${'$'}PATHS_FILE" '${dir.path}/paths'
             cp '${fixture(summary)}' "${'$'}SUMMARY_PATH"
             """.trimIndent() + "\n",
         )
@@ -101,8 +102,28 @@ class WarmupAttemptsTest {
                 .map { it.substringBefore('=') }
                 .filter { it.isNotEmpty() }
                 .toSet()
-        names shouldBe K6Runner.VARIABLES + "PWD"
+        names shouldBe
+            setOf(
+                "BASE_URL",
+                "RATE",
+                "REQUESTS",
+                "WARMUP_RATE",
+                "WARMUP_CONCURRENCY",
+                "MIN_WARMUP_REQUESTS",
+                "MAX_WARMUP_REQUESTS",
+                "JIT_METRICS_URL",
+                "TARGET_P95_MS",
+                "TIME_BUDGET_S",
+                "MAX_ERROR_RATIO",
+                "PATHS_FILE",
+                "HEADERS",
+                "ACCEPT_REDIRECTS",
+                "SUMMARY_PATH",
+                "PHASES",
+                "PWD",
+            )
         File(dir, "args").readText() shouldContain "--address  "
+        File(dir, "paths").readText() shouldBe """[{"method":"GET","path":"/","body":null}]"""
     }
 
     @Test
