@@ -41,6 +41,7 @@ import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.webhook.MissedGates
+import dev.danki.operator.webhook.OptInReads
 import dev.danki.operator.webhook.Webhook
 import dev.danki.operator.webhook.WebhookEndpoints
 import io.fabric8.kubernetes.api.model.HasMetadata
@@ -163,14 +164,8 @@ class Operator(
                 actions,
                 completions,
                 missedGates,
-            ) { namespace, name ->
-                client
-                    .apps()
-                    .deployments()
-                    .inNamespace(namespace)
-                    .withName(name)
-                    .get()
-            }
+                OptInReads.api(client)::deployment,
+            )
         val leaderElection = election.configuration(onLeading = ::lead, onLost = onLost)
         sdk =
             io.javaoperatorsdk.operator.Operator { o ->
