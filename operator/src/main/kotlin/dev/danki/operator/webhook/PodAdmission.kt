@@ -73,15 +73,15 @@ class PodAdmission(
             } else {
                 emptyList()
             }
-        if (gate.isNotEmpty()) {
-            log
-                .atDebug()
-                .addKeyValue("namespace", namespace)
-                .addKeyValue("deployment", deploymentName)
-                .addKeyValue("pod", pod.metadata?.name ?: pod.metadata?.generateName)
-                .addKeyValue("lookup", found.how)
-                .log("pod gated at admission")
-        }
+        // both ways, so that a pod that should have been gated shows how its Deployment was looked up
+        log
+            .atDebug()
+            .addKeyValue("namespace", namespace)
+            .addKeyValue("deployment", deploymentName)
+            .addKeyValue("pod", pod.metadata?.name ?: pod.metadata?.generateName)
+            .addKeyValue("lookup", found.how)
+            .addKeyValue("found", found.deployment != null)
+            .log(if (gate.isNotEmpty()) "pod gated at admission" else "pod admitted without the gate")
         return Patch(gate.isNotEmpty(), gate + cache, found.how)
     }
 

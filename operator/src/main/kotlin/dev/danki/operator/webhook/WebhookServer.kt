@@ -14,6 +14,7 @@ import org.eclipse.jetty.util.ssl.SslContextFactory
 import org.eclipse.jetty.util.thread.QueuedThreadPool
 import org.slf4j.LoggerFactory
 import java.nio.ByteBuffer
+import java.time.Duration
 import javax.net.ssl.SSLContext
 
 /**
@@ -38,10 +39,17 @@ class WebhookServer(
             SslContextFactory.Server().apply {
                 sslContext = SSLContext.getInstance("TLS").apply { init(arrayOf(keys), null, null) }
             }
-        connector = ServerConnector(server, tls).apply { this.port = port }
+        connector =
+            ServerConnector(server, tls).apply {
+                this.port = port
+                idleTimeout = IDLE_TIMEOUT.toMillis()
+            }
         server.addConnector(connector)
         server.handler = Admissions()
     }
+
+    /** How long an idle connection is kept open; see [IDLE_TIMEOUT]. */
+    val idleTimeout: Duration get() = Duration.ofMillis(connector.idleTimeout)
 
     /** The port actually bound (useful when 0 was asked for); valid after [start]. */
     val port: Int get() = connector.localPort
@@ -90,6 +98,14 @@ class WebhookServer(
 
         /** Jetty's acceptor and selector take threads of their own out of the pool. */
         private const val MIN_THREADS = 4
+
+        /**
+         * Longer than the API server keeps an idle connection to a webhook (Go's 90 s IdleConnTimeout), so
+         * the API server always closes first. With Jetty's default 30 s, Jetty could close a connection just
+         * as the API server sent a pod's review on it: Go does not resend a POST, so the call failed and the
+         * pod was admitted without the gate (failurePolicy Ignore).
+         */
+        val IDLE_TIMEOUT: Duration = Duration.ofMinutes(2)
 
         /** A pod is far below this; the API server caps requests at 3 MiB. */
         private const val MAX_BODY = 4 * 1024 * 1024

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.testkit.counter
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization
+import io.kotest.matchers.comparables.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Test
@@ -100,5 +101,12 @@ class WebhookServerTest {
         while (!warmup.done && System.nanoTime() < end) Thread.sleep(50)
         warmup.done shouldBe true
         metrics.counter("danki_webhook_admissions_total", "result", WarmupMetrics.ADMITTED_UNCHANGED) shouldBe 100.0
+    }
+
+    @Test
+    fun `the server keeps an idle connection longer than the API server does, so it never closes one under a review`() {
+        server.start()
+        // Go's http.Transport, which the API server calls webhooks with, drops idle connections after 90 s
+        server.idleTimeout shouldBeGreaterThan Duration.ofSeconds(90)
     }
 }
