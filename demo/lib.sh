@@ -118,6 +118,14 @@ show_pod_trouble() {
   return 0
 }
 
+# show_pods_and_warnings NS: the pods of NS and its last Warning Events, on stderr: what there is to
+# see when a wait failed on no pod that pod_trouble.py knows (a slow pull, a sandbox still retried).
+show_pods_and_warnings() {
+  local ns=$1
+  $K -n "$ns" get pods -o wide >&2 || true
+  $K -n "$ns" get events --field-selector type=Warning --sort-by=.lastTimestamp 2>/dev/null | tail -n 10 | sed 's/^/    /' >&2 || true
+}
+
 # watch_pods NS WHAT CMD...: run CMD (for example helm install --wait) while watching the pods of NS;
 # a pod that cannot start (pod_trouble.py) stops CMD at once and the demo with its reason and last
 # log lines. When CMD fails on its own, the pods of NS are shown as well.
@@ -135,7 +143,7 @@ watch_pods() {
   done
   wait "$pid" || rc=$?
   ((rc == 0)) && return 0
-  show_pod_trouble "$ns" || $K -n "$ns" get pods -o wide >&2 || true
+  show_pod_trouble "$ns" || show_pods_and_warnings "$ns"
   die "$what failed (exit $rc)"
 }
 

@@ -1,14 +1,15 @@
 """Finds the pods that cannot start, from `kubectl get pods -o json` on stdin.
 
 A pod that crash-loops, whose image cannot be had, whose container cannot be created, that failed,
-or that the scheduler has refused for longer than the grace period will not become Ready by
-waiting. The demo stops at once on such a pod and shows why, instead of waiting for a timeout that
+that the scheduler has refused for longer than a grace period, or whose sandbox (its network and
+namespaces) the node has not made for longer than another, will not become Ready by waiting. The demo stops at once on such a pod and shows why, instead of waiting for a timeout that
 says nothing (a Helm "context deadline exceeded", a rollout that never ends).
 
 Prints one tab-separated line per troubled container (or pod): namespace, pod, container ("-" for
 the pod itself), restart count, reason, message. Exits 0 when there is none and 3 when there is.
 
 Usage: kubectl get pods -o json | python3 demo/pod_trouble.py [--unschedulable-grace SECONDS]
+                                                               [--sandbox-grace SECONDS]
 """
 
 import argparse
@@ -59,23 +60,37 @@ def container_troubles(pod):
         yield status.get("name", "?"), status.get("restartCount", 0), reason, message
 
 
-def pod_trouble(pod, now, unschedulable_grace):
+def false_for(condition, now):
+    """Seconds since the condition turned False, or None when it is not False or has no time."""
+    since = parse_time(condition.get("lastTransitionTime"))
+    if condition.get("status") != "False" or not since:
+        return None
+    return (now - since).total_seconds()
+
+
+def pod_trouble(pod, now, unschedulable_grace, sandbox_grace):
     """(reason, message) when the pod as a whole cannot start, else None."""
     status = pod.get("status") or {}
     if status.get("phase") == "Failed":
         return status.get("reason") or "Failed", status.get("message") or "the pod failed"
+    if status.get("phase") != "Pending":
+        return None
     for condition in status.get("conditions") or []:
-        if condition.get("type") != "PodScheduled" or condition.get("status") != "False":
+        seconds = false_for(condition, now)
+        if seconds is None:
             continue
-        if condition.get("reason") != "Unschedulable":
-            continue
-        since = parse_time(condition.get("lastTransitionTime"))
-        if since and (now - since).total_seconds() >= unschedulable_grace:
+        kind = condition.get("type")
+        if kind == "PodScheduled" and condition.get("reason") == "Unschedulable" and seconds >= unschedulable_grace:
             return "Unschedulable", condition.get("message") or ""
+        # The kubelet retries a sandbox it cannot make (a CNI plugin's error, say) without end, and
+        # shows the pod only as ContainerCreating; the reason is in the pod's Events.
+        if kind == "PodReadyToStartContainers" and seconds >= sandbox_grace:
+            said = condition.get("message") or "no pod sandbox"
+            return condition.get("reason") or "PodSandboxNotReady", f"{said} after {seconds:.0f} s (its Events say why)"
     return None
 
 
-def troubles(pods, now, unschedulable_grace):
+def troubles(pods, now, unschedulable_grace, sandbox_grace=90.0):
     """Every troubled (namespace, pod, container, restarts, reason, message), in the input's order."""
     found = []
     for pod in pods:
@@ -83,7 +98,7 @@ def troubles(pods, now, unschedulable_grace):
         if meta.get("deletionTimestamp"):
             continue  # on its way out: a crash while terminating is not a start-up failure
         namespace, name = meta.get("namespace", "?"), meta.get("name", "?")
-        whole = pod_trouble(pod, now, unschedulable_grace)
+        whole = pod_trouble(pod, now, unschedulable_grace, sandbox_grace)
         if whole:
             found.append((namespace, name, "-", 0, *whole))
         for container, restarts, reason, message in container_troubles(pod):
@@ -98,13 +113,14 @@ def one_line(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--unschedulable-grace", type=float, default=30.0, metavar="SECONDS")
+    parser.add_argument("--sandbox-grace", type=float, default=90.0, metavar="SECONDS")
     args = parser.parse_args(argv)
     try:
         pods = json.load(sys.stdin).get("items") or []
     except (json.JSONDecodeError, AttributeError) as e:
         print(f"pod_trouble.py: stdin is not a pod list: {e}", file=sys.stderr)
         return 2
-    found = troubles(pods, datetime.datetime.now(datetime.timezone.utc), args.unschedulable_grace)
+    found = troubles(pods, datetime.datetime.now(datetime.timezone.utc), args.unschedulable_grace, args.sandbox_grace)
     for row in found:
         print("\t".join(one_line(field) for field in row))
     return TROUBLE_FOUND if found else 0

@@ -29,9 +29,18 @@ def waiting(reason, message="", restarts=0, last_exit=None):
     return status
 
 
+def ago(seconds):
+    return (NOW - datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def unschedulable(seconds_ago):
-    since = (NOW - datetime.timedelta(seconds=seconds_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/1 nodes: Insufficient cpu", "lastTransitionTime": since}
+    return {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/1 nodes: Insufficient cpu", "lastTransitionTime": ago(seconds_ago)}
+
+
+def no_sandbox(seconds_ago):
+    # as the kubelet (1.37) writes it while it cannot make the sandbox
+    return {"type": "PodReadyToStartContainers", "status": "False", "reason": "PodSandboxNotReady", "message": "no pod sandbox exists",
+            "lastTransitionTime": ago(seconds_ago)}
 
 
 class PodTroubleTest(unittest.TestCase):
@@ -65,6 +74,14 @@ class PodTroubleTest(unittest.TestCase):
     def test_unschedulable_only_after_the_grace_period(self):
         self.assertEqual(self.find(pod(conditions=[unschedulable(10)])), [])
         self.assertEqual(self.find(pod(conditions=[unschedulable(31)]))[0][4], "Unschedulable")
+
+    def test_a_pod_without_a_sandbox_only_after_the_grace_period(self):
+        self.assertEqual(self.find(pod(conditions=[no_sandbox(60)], containers=[waiting("ContainerCreating")])), [])
+        found = self.find(pod(conditions=[no_sandbox(91)], containers=[waiting("ContainerCreating")]))
+        self.assertEqual(found, [("ns", "p", "-", 0, "PodSandboxNotReady", "no pod sandbox exists after 91 s (its Events say why)")])
+
+    def test_a_running_pod_whose_sandbox_went_is_not_start_up_trouble(self):
+        self.assertEqual(self.find(pod(phase="Running", conditions=[no_sandbox(300)])), [])
 
     def test_a_pod_being_deleted_is_left_alone(self):
         self.assertEqual(self.find(pod(deleting=True, containers=[waiting("CrashLoopBackOff")])), [])
