@@ -27,14 +27,20 @@ private fun run(config: OperatorConfig) {
     val log = LoggerFactory.getLogger("dev.danki.operator.Main")
     val client = KubernetesClientBuilder().build()
     val shuttingDown = AtomicBoolean(false)
-    val operator =
+    lateinit var operator: Operator
+    operator =
         Operator(config, client, WarmupMetrics().withJvmMetrics()) {
             // Giving the Lease up on SIGTERM also ends up here, inside the shutdown hook: exiting
             // from there would wait on the hook itself and hang the pod until SIGKILL.
             if (!shuttingDown.get()) {
-                // a former leader must not act on stale beliefs: exit, and let the restart rejoin as follower
-                log.atWarn().addKeyValue("identity", config.identity).log("leadership lost: exiting")
-                exitProcess(1)
+                // a former leader must not act on stale beliefs: it stops acting, then exits, and the
+                // restart rejoins as a follower; in between its webhook serves until the Service drops it
+                log.atWarn().addKeyValue("identity", config.identity).log("leadership lost: stopping, then exiting")
+                // not on the elector's thread: stopping JOSDK waits for its executors, that thread's among them
+                Thread({
+                    operator.abdicate()
+                    exitProcess(1)
+                }, "danki-abdicate").start()
             }
         }
     Runtime.getRuntime().addShutdownHook(

@@ -43,7 +43,6 @@ import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.OptInReads
 import dev.danki.operator.webhook.Webhook
-import dev.danki.operator.webhook.WebhookEndpoints
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
@@ -72,7 +71,7 @@ class Operator(
             local = poolOf(config, config.concurrency, gauges::local),
             runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
-    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics, config.runnerImage) }
+    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics, config.runnerImage, config.identity) }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
     private val history = RunHistory(client, config.historyRetention) { ns, name -> caches.deployments.get(ns, name) }
     private val completions = WarmupCompletions()
@@ -151,7 +150,7 @@ class Operator(
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps, boosts)
         val missedGates =
             config.webhook?.let { settings ->
-                val endpoints = WebhookEndpoints(client, settings.namespace, settings.serviceName)
+                val endpoints = checkNotNull(webhook) { "webhook settings come with the webhook" }.endpoints
                 MissedGates(caches, events, metrics, PodEviction(client)::evict, config.ungatedPods, endpoints::ready)
             }
         pods =
@@ -219,16 +218,35 @@ class Operator(
                 .orEmpty(),
         )
 
-    /** Stops everything; every k6 process is killed before this returns, and the Lease is given up. */
+    /**
+     * Leadership lost: acting stops at once (a former leader must not act on stale beliefs), then the
+     * webhook keeps admitting pods until the Service has let this replica go; the caller then exits.
+     */
+    fun abdicate() {
+        stopActing()
+        webhook?.drain(LOST_DRAIN)
+    }
+
+    /**
+     * Stops everything; every k6 process is killed before this returns, the webhook is drained, and the
+     * Lease is given up.
+     */
     fun stop() {
-        pool.shutdownNow()
-        trainer?.stop()
-        sdk.stop()
+        stopActing()
+        webhook?.drain(SHUTDOWN_DRAIN)
         history.close()
         webhook?.stop()
         http.stop()
         // deletes the Lease unless another replica took it meanwhile
         election.stop()
+    }
+
+    private fun stopActing() {
+        leading = false
+        metrics.leading(false)
+        pool.shutdownNow()
+        trainer?.stop()
+        sdk.stop()
     }
 
     private fun runsOf(pod: Pod) = caches.runsOf(pod.metadata.namespace, pod.metadata.name)
@@ -252,6 +270,15 @@ class Operator(
         ) { task, crash -> completions.finished(task.podKey, crash) }
 
     private companion object {
+        /**
+         * A replica that lost its Lease waits this long at most for its readiness probe to fail and
+         * the Service to drop it: the chart's probe fails after 3 x 5 s, and the endpoints follow.
+         */
+        val LOST_DRAIN: Duration = Duration.ofSeconds(30)
+
+        /** On SIGTERM the pod is terminating, which takes it out of the Service at once; its grace is 30 s. */
+        val SHUTDOWN_DRAIN: Duration = Duration.ofSeconds(5)
+
         /**
          * A failed reconcile is retried for as long as its object exists (giving up on a pod would leave
          * it gated): 200 ms, doubling, capped at 30 s.
