@@ -25,12 +25,19 @@
 #      replace: the pod is evicted through the Eviction API (DisruptionTarget EvictionByEvictionAPI),
 #      its replacement carries the gate and is warmed (True, WarmedUp), an UngatedPodReplaced Event
 #      on the Deployment names the pod.
+#   e. (E2E_RACE_LEADER_LOSS=1, after the rounds; off in make test) The leader loses its Lease: the
+#      Lease is handed to an identity no replica has. The leader misses its renew deadline and goes,
+#      as one under load does. While it goes, a Deployment is scaled up and down every 1.5 s for
+#      E2E_RACE_LOSS_SECONDS (default 60): every pod must carry the gate (a replica that closed its
+#      webhook port while the Service still routed to it had the API server fail open), the old leader
+#      must have restarted, and the API server must not have failed open meanwhile.
 # a to c do not wait for warm-ups; deleting the round's namespaces ends them.
 #
 # Env: KUBECTL, HELM3 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
 #      IMAGE_TAG (default dev), E2E_WEBHOOK_TIMEOUT (s, default 180), E2E_RACE_ROUNDS (default 5),
 #      E2E_RACE_BURST (Deployments per burst, default 30), E2E_RACE_SPACING (s between creates, default 0.2),
-#      E2E_RACE_WEBHOOK_TIMEOUT (the chart's webhook.timeoutSeconds, default 10 as the chart's).
+#      E2E_RACE_WEBHOOK_TIMEOUT (the chart's webhook.timeoutSeconds, default 10 as the chart's),
+#      E2E_RACE_LEADER_LOSS (1: phase e, default 0), E2E_RACE_LOSS_SECONDS (default 60).
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -euo pipefail
 
@@ -56,6 +63,9 @@ LEASE=danki-race
 APP=danki-race-app
 OPT_IN=danki-race-optin
 DOWN=danki-race-down
+LOSS=danki-race-loss
+LEADER_LOSS="${E2E_RACE_LEADER_LOSS:-0}"
+LOSS_SECONDS="${E2E_RACE_LOSS_SECONDS:-60}"
 GATE=danki.dev/warmed
 # The issue's "back to back": creates start less than this apart, on average.
 SPACING_LIMIT_MS=300
@@ -65,7 +75,7 @@ CREATE_LIMIT=8
 WATCH_LIMIT=900
 WORK=$(mktemp -d)
 # pods seen added without the gate, and pods seen, per phase over all rounds
-declare -A UNGATED=([a]=0 [b]=0 [c]=0) SEEN=([a]=0 [b]=0 [c]=0)
+declare -A UNGATED=([a]=0 [b]=0 [c]=0 [e]=0) SEEN=([a]=0 [b]=0 [c]=0 [e]=0)
 
 kn() { local ns=$1; shift; "$KUBECTL" -n "$ns" "$@"; } # kn NAMESPACE ARGS...
 # the clock in ms without a fork: clock_ms VAR sets VAR (the burst's pace must not wait on a loaded machine)
@@ -480,6 +490,44 @@ timed() { # NAME COMMAND...: runs it and prints how long it took
   echo "     ($name: $((SECONDS - t0)) s)"
 }
 
+# restarts_of POD: its first container's restart count
+restarts_of() { kc -n "$NS" get pod "$1" -o jsonpath='{.status.containerStatuses[0].restartCount}'; }
+restarted() { (($(restarts_of "$1") > $2)); } # POD BEFORE
+# api_failed_open_since EPOCH: the API server's "failing open" lines for danki's webhook from then on
+api_failed_open_since() {
+  local api_log since
+  api_log="$(dirname "$KUBECONFIG")/logs/kube-apiserver.log"
+  [[ -f $api_log ]] || return 0
+  since=$(date -u -d "@$1" +%H:%M:%S)
+  grep -F "failing open pods.danki.dev" "$api_log" | awk -v t="$since" '$2 >= t' || true
+}
+
+phase_leader_loss() {
+  local ns=$LOSS log="$WORK/$LOSS.watch" leader before stolen t opened
+  kc create namespace "$ns" >/dev/null
+  create_light "$ns" loss danki.dev/warmup=enabled
+  watch_pods "$ns" "$log"
+  leader=$(kc -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}')
+  check "e: a replica leads ($leader)" test -n "$leader"
+  before=$(restarts_of "$leader")
+  stolen=$(date +%s)
+  kc -n "$NS" patch lease "$LEASE" --type merge -p "{\"spec\":{\"holderIdentity\":\"e2e-thief\",\"renewTime\":\"$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)\"}}" >/dev/null
+  echo "     e: the Lease handed to e2e-thief; scaling loss up and down for $LOSS_SECONDS s"
+  for ((t = 0; t * 3 < LOSS_SECONDS * 2; t++)); do
+    kn "$ns" scale deploy loss --replicas=$((t % 2 + 2)) >/dev/null 2>&1 || true
+    sleep 1.5
+  done
+  check "e: the old leader $leader restarted (restarts $before -> $(restarts_of "$leader"))" \
+    wait_for "$TIMEOUT" "$leader to restart" restarted "$leader" "$before"
+  stop_watches
+  judge_gates e "" "$log" '^loss$' $((LOSS_SECONDS / 3))
+  opened=$(api_failed_open_since "$stolen")
+  check "e: the API server did not fail open while the leader went ($(grep -c . <<<"$opened" || true) times)" test -z "$opened"
+  [[ -z $opened ]] || cut -c1-300 <<<"$opened" | tail -n 3 | sed 's/^/       /'
+  check "e: the operator is back with 2 replicas" wait_for "$TIMEOUT" "the operator" operator_ready 2
+  delete_namespaces "$ns" >/dev/null || true
+}
+
 round() { # ROUND
   local round=$1 t0=$SECONDS
   echo "== round $round of $ROUNDS"
@@ -513,6 +561,7 @@ main() {
   else fail "0: helm install in webhook mode"; echo "$PASSED passed, $FAILED failed"; exit 1; fi
   check "0: the webhook configuration has danki's caBundle" wait_for 60 "the caBundle" ca_bundle_published
   for ((round = 1; round <= ROUNDS; round++)); do round "$round"; done
+  if [[ $LEADER_LOSS == 1 ]]; then timed "e leader loss" phase_leader_loss; fi
   echo "== pods admitted without the gate, over $ROUNDS rounds: a (burst) ${UNGATED[a]} of ${SEEN[a]}," \
     "b (namespace opt-in) ${UNGATED[b]} of ${SEEN[b]}, c (opt-in and scale-up) ${UNGATED[c]} of ${SEEN[c]}"
   echo "== webhook race: done in $((SECONDS - started)) s"

@@ -243,13 +243,16 @@ cleanup() {
 # --- 2: the Service's view while new pods warm ----------------------------------------------------
 
 # poll_slices SVC OUT STOPFILE LIMIT: every 0.5 s (for at most LIMIT s), the pods that the Service's
-# EndpointSlices list as ready, each with its gate status read just after: "epoch-ms pod gate-status".
+# EndpointSlices list as ready, each with its gate status read just after: "epoch-ms pod gate-status",
+# epoch-ms being when the slices' answer came back.
 poll_slices() {
   local svc=$1 out=$2 stop=$3 deadline=$((SECONDS + $4)) t ready gates name
   while ((SECONDS < deadline)) && [[ ! -e $stop ]]; do
-    t=$(now_ms)
     ready=$(ka get endpointslices -l "kubernetes.io/service-name=$svc" \
       -o jsonpath='{range .items[*].endpoints[?(@.conditions.ready==true)]}{.targetRef.name}{"\n"}{end}' 2>/dev/null || true)
+    # the time the slices' answer came back: they said ready by then. Taken before the read, a read
+    # that took 3 s on a loaded host (one .ci/run) put a sighting 2.3 s before the gate it followed.
+    t=$(now_ms)
     if [[ -n $ready ]]; then
       gates=$(ka get pods -l "app=$svc" \
         -o jsonpath="{range .items[*]}{.metadata.name} {.status.conditions[?(@.type==\"$GATE\")].status}{\"\n\"}{end}" 2>/dev/null || true)

@@ -91,12 +91,25 @@ class OperatorFaults {
                 .delete()
         }
 
-    /** For up to a minute: each operator's /healthz and /readyz, until one answers 503 on both. */
+    /**
+     * Each operator's /healthz and /readyz, until one answers 503 on both: for a minute after the last
+     * of them first answers, as the 503 comes only once JOSDK's start has given up waiting for the
+     * informer (30 s). Counted from their start instead, a JVM slow to start on a loaded host (29 s in
+     * one .ci/run) left too little of the minute. At most [START_SECONDS] more for them to answer.
+     */
     private fun observeHealth(operators: List<OperatorProcess>): Map<String, String> {
         val seen = mutableMapOf<String, String>()
-        val end = System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos()
+        val answered = mutableSetOf<String>()
+        val started = System.nanoTime()
+        var end = started + Duration.ofSeconds(START_SECONDS + WAIT_SECONDS).toNanos()
         while (System.nanoTime() < end) {
-            operators.forEach { seen[it.identity] = "healthz ${it.status("/healthz")}, readyz ${it.status("/readyz")}" }
+            operators.forEach {
+                val healthz = it.status("/healthz")
+                seen[it.identity] = "healthz $healthz, readyz ${it.status("/readyz")}"
+                if (healthz != null && answered.add(it.identity) && answered.size == operators.size) {
+                    end = minOf(end, System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos())
+                }
+            }
             if (seen.values.any { it == BOTH_UNAVAILABLE }) break
             Thread.sleep(POLL_MILLIS)
         }
@@ -108,6 +121,7 @@ class OperatorFaults {
         const val IN_FLIGHT = 4
         const val DECIDE_MINUTES = 8L
         const val WAIT_SECONDS = 60L
+        const val START_SECONDS = 60L
         const val POLL_MILLIS = 1000L
         const val BOTH_UNAVAILABLE = "healthz 503, readyz 503"
         const val CRD = "warmupruns.danki.dev"
