@@ -240,11 +240,13 @@ webhook_said() {
   kc -n "$NS" logs -l "app.kubernetes.io/instance=$REL" --prefix --tail=-1 2>/dev/null |
     grep -e "deployment=\"$1\"" -e "admission review failed" | grep -v "pod gated at admission" |
     head -n 8 | cut -c1-400 | sed 's/^/       webhook: /' || true
-  # the local cluster keeps the API server's log beside its kubeconfig: did it give up on the webhook?
+  # did the API server give up on the webhook?
   local api_log
-  api_log="$(dirname "$KUBECONFIG")/logs/kube-apiserver.log"
+  api_log=$(api_server_log)
   [[ ! -f $api_log ]] || grep -F "failing open" "$api_log" | tail -n 3 | cut -c1-400 | sed 's/^/       api server: /' || true
 }
+# api_server_log: where the local cluster keeps the API server's log, beside its kubeconfig
+api_server_log() { echo "$(dirname "$KUBECONFIG")/logs/kube-apiserver.log"; }
 ns_of() { basename "$1" .watch; } # the watch logs are named WORK/<namespace>.watch
 
 # --- danki -----------------------------------------------------------------------------------------
@@ -496,7 +498,7 @@ restarted() { (($(restarts_of "$1") > $2)); } # POD BEFORE
 # api_failed_open_since EPOCH: the API server's "failing open" lines for danki's webhook from then on
 api_failed_open_since() {
   local api_log since
-  api_log="$(dirname "$KUBECONFIG")/logs/kube-apiserver.log"
+  api_log=$(api_server_log)
   [[ -f $api_log ]] || return 0
   since=$(date -u -d "@$1" +%H:%M:%S)
   grep -F "failing open pods.danki.dev" "$api_log" | awk -v t="$since" '$2 >= t' || true

@@ -69,13 +69,11 @@ watched() {
 # sandbox_since NAME: when the sandbox of Deployment NAME's pod turned ready (Unix seconds, the API
 # server's clock, which is this host's), or nothing when it has none.
 sandbox_since() {
-  local at
-  at=$(kc -n "$NS" get pods -l "app=$1" \
-    -o jsonpath='{.items[0].status.conditions[?(@.type=="PodReadyToStartContainers")]}' 2>/dev/null |
-    python3 -c 'import json, sys
-c = json.loads(sys.stdin.read() or "{}")
-print(c.get("lastTransitionTime", "") if c.get("status") == "True" else "")') || return 0
-  [[ -n $at ]] && date -d "$at" +%s
+  local status at
+  # jsonpath prints no newline, so read ends at EOF (status 1) with both set
+  read -r status at < <(kc -n "$NS" get pods -l "app=$1" -o jsonpath='{.items[0].status.conditions[?(@.type=="PodReadyToStartContainers")].status} {.items[0].status.conditions[?(@.type=="PodReadyToStartContainers")].lastTransitionTime}' 2>/dev/null) || true
+  # always 0: the caller runs under errexit, and a pod without a sandbox is an answer, not an error
+  if [[ $status == True && -n $at ]]; then date -d "$at" +%s; fi
 }
 
 # at_once NAME: the wait of NAME ended within AT_ONCE s of its pod's sandbox

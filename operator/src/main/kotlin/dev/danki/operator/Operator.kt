@@ -149,9 +149,15 @@ class Operator(
                 ?: NodeCpuCaps.reading(client)
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps, boosts)
         val missedGates =
-            config.webhook?.let { settings ->
-                val endpoints = checkNotNull(webhook) { "webhook settings come with the webhook" }.endpoints
-                MissedGates(caches, events, metrics, PodEviction(client)::evict, config.ungatedPods, endpoints::ready)
+            webhook?.let {
+                MissedGates(
+                    caches,
+                    events,
+                    metrics,
+                    PodEviction(client)::evict,
+                    config.ungatedPods,
+                    it.endpoints::ready,
+                )
             }
         pods =
             PodReconciler(

@@ -84,7 +84,7 @@ class Webhook(
         log
             .atInfo()
             .addKeyValue("pod", podName)
-            .addKeyValue("millis", (System.nanoTime() - started) / NANOS_PER_MILLI)
+            .addKeyValue("millis", Duration.ofNanos(System.nanoTime() - started).toMillis())
             .addKeyValue("leftTheService", left)
             .log("webhook drained")
     }
@@ -93,9 +93,5 @@ class Webhook(
         server.stop()
         lookup.close()
         rotation.stop()
-    }
-
-    private companion object {
-        const val NANOS_PER_MILLI = 1_000_000L
     }
 }
