@@ -12,6 +12,9 @@ BENCH_CLUSTER_INSTANCE ?= 7
 BENCH_WORKERS ?= 4
 BENCH_NODE_CPU ?= 350m
 BENCH_SYSTEM_CPU ?= 500m
+# The period of every node's CFS quota (local-cluster/kubelet/node-env.sh): 10 ms, where a JVM that spends
+# its node's quota stalls a few ms at most; BENCH_CFS_PERIOD=100ms measures with the kernel's default.
+BENCH_CFS_PERIOD ?= 10ms
 SPRING_SHOP_JAR := $(SPRING_SHOP_DIR)/target/spring-shop.jar
 SPRING_SHOP_SOURCES := $(shell find $(SPRING_SHOP_DIR)/src -type f 2>/dev/null)
 
@@ -27,10 +30,10 @@ $(SPRING_SHOP_JAR): $(SPRING_SHOP_DIR)/pom.xml $(SPRING_SHOP_SOURCES)
 bench-targets: $(SAMPLE_STAMP) $(SPRING_SHOP_JAR) ## Build the benchmarks' warm-up targets: the sample service and spring-shop.
 
 .PHONY: bench
-bench: build tools bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; BENCH_SECTIONS=aot (or added to the list) danki's AOT cache on JDK 25, BENCH_SECTIONS=boost the CPU boost while gated; writes bench/results/warmup.md and .json, keeping sections not run.
+bench: build tools-cluster tool-helm bench-targets ## Warm-up benchmarks on BENCH_WORKERS (4) nodes of BENCH_NODE_CPU (350m) and a system node of BENCH_SYSTEM_CPU (500m): one pod and 1 -> 4 per target and strategy, scale, operator cost; BENCH_SECTIONS=aot (or added to the list) danki's AOT cache on JDK 25, BENCH_SECTIONS=boost the CPU boost while gated; writes bench/results/warmup.md and .json, keeping sections not run.
 	@CLUSTER_INSTANCE=$(BENCH_CLUSTER_INSTANCE) CLUSTER_NODES=$$(($(BENCH_WORKERS) + 1)) \
-	  NODE_CPU=$(BENCH_NODE_CPU) SYSTEM_NODE_CPU=$(BENCH_SYSTEM_CPU) BENCH_WORKERS=$(BENCH_WORKERS) \
-	  REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
+	  NODE_CPU=$(BENCH_NODE_CPU) SYSTEM_NODE_CPU=$(BENCH_SYSTEM_CPU) NODE_CFS_PERIOD=$(BENCH_CFS_PERIOD) \
+	  BENCH_WORKERS=$(BENCH_WORKERS) REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  $(REPO)/bench/warmup/run-bench.sh
 
 .PHONY: bench-results

@@ -17,7 +17,7 @@ FLOW_METRIC = "exam_flow_duration"
 
 
 def load_requests(path, metric=None):
-    """Returns [{end_ms, start_ms, ms, status, ok, name}] for each sample of `metric` in a k6 CSV file;
+    """Returns [{end_ms, start_ms, ms, status, ok, name, method, url}] for each sample of `metric` in a k6 CSV file;
     by default the exam flows when the file has them (exam-start.js), else every HTTP request."""
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -32,7 +32,8 @@ def load_requests(path, metric=None):
         status = row.get("status") or ""
         ok = row.get("expected_response") != "false" and not status.startswith(("4", "5", "0"))
         requests.append({"end_ms": end_ms, "start_ms": end_ms - ms, "ms": ms, "status": status,
-                         "ok": ok, "name": row.get("name") or row.get("url") or ""})
+                         "ok": ok, "name": row.get("name") or row.get("url") or "", "method": row.get("method") or "",
+                         "url": row.get("url") or ""})
     requests.sort(key=lambda r: r["start_ms"])
     return requests
 

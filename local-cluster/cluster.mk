@@ -13,7 +13,7 @@ CLUSTER_INSTANCE ?= 0
 # CLUSTER_KUBELET is passed on only so that the scripts refuse agent, the removed node agent, clearly.
 CLUSTER_ENV = $(strip REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) \
 	$(if $(filter 0,$(CLUSTER_INSTANCE)),CLUSTER_DIR=$(CLUSTER_DIR)) \
-	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_MEMORY SYSTEM_NODE_CPU,$(if $($(v)),$(v)=$($(v)))))
+	$(foreach v,CLUSTER_KUBELET CLUSTER_NODES NODE_CPU NODE_CFS_PERIOD NODE_MEMORY SYSTEM_NODE_CPU,$(if $($(v)),$(v)=$($(v)))))
 
 ##@ Local cluster
 

@@ -4,6 +4,7 @@ target, and the full warm-up that brings a pod to its steady state."""
 import os
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "demo"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "targets"))
@@ -18,7 +19,8 @@ FULL_WARM = 6000
 def k6(out, script, env, name, csv=False, timeout=900):
     """One k6 run of SCRIPT (relative to the repo); its log (and CSV) under OUT/k6/NAME."""
     os.makedirs(os.path.join(out, "k6"), exist_ok=True)
-    args = [K6, "run", "--no-usage-report", "--quiet"]
+    # --address "": no REST API on localhost:6565, which two k6 runs at once would both ask for
+    args = [K6, "run", "--no-usage-report", "--quiet", "--address", ""]
     if csv:
         args += ["--out", f"csv={os.path.join(out, 'k6', name + '.csv')}"]
     with open(os.path.join(out, "k6", name + ".log"), "w") as log:
@@ -31,11 +33,15 @@ def k6(out, script, env, name, csv=False, timeout=900):
 
 
 def user_pass(out, target, base_url, name):
-    """The first 100 of the target's user requests at 20/s, open model: P25-P95 (ms), errors, start time."""
+    """The first 100 of the target's user requests at 20/s, open model: P25-P95 (ms), errors, start time,
+    every latency (ms, in the order sent) and the requests sent ("METHOD /path", each once)."""
     k6(out, target.first100["script"], dict(target.first100["env"], BASE_URL=base_url), name, csv=True)
-    requests = first_n(load_requests(os.path.join(out, "k6", name + ".csv")), 100)
+    csv_path = os.path.join(out, "k6", name + ".csv")
+    requests = first_n(load_requests(csv_path), 100)
     summary = summarize(requests)
     summary["first_start_s"] = requests[0]["start_ms"] / 1000.0 if requests else None
+    summary["latencies"] = [round(r["ms"], 3) for r in requests]
+    summary["sent"] = sorted({f"{r['method']} {urlsplit(r['url']).path}" for r in load_requests(csv_path, "http_req_duration")})
     return summary
 
 

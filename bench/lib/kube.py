@@ -89,11 +89,11 @@ def delete_deployment(namespace, name, timeout_s=180):
 
 
 class PodWatch:
-    """`kubectl get pods -w` in a thread: per pod its IP and the first host time it was seen
+    """`kubectl get pods -w` in a thread: per pod its IP, node and UID, the first host time it was seen
     ContainersReady and Ready, and every condition of a readiness gate (condition_seen: the first host
     time each condition type appeared, whatever its status)."""
 
-    TEMPLATE = ('{{.metadata.name}} {{or .status.podIP "-"}} '
+    TEMPLATE = ('{{.metadata.name}} {{or .status.podIP "-"}} {{or .spec.nodeName "-"}} {{.metadata.uid}} '
                 '{{range .status.conditions}}{{.type}}={{.status}} {{end}}{{"\\n"}}')
 
     def __init__(self, namespace, selector):
@@ -112,14 +112,16 @@ class PodWatch:
             parts = line.split()
             if not parts:
                 continue
-            conditions = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+            conditions = dict(p.split("=", 1) for p in parts[4:] if "=" in p)
             with self.lock:
-                pod = self.pods.setdefault(parts[0], {"first_seen": t, "ip": None, "containers_ready": None,
-                                                      "ready": None, "conditions": {}, "condition_seen": {}})
+                pod = self.pods.setdefault(parts[0], {"first_seen": t, "ip": None, "node": None, "uid": None,
+                                                      "containers_ready": None, "ready": None, "conditions": {},
+                                                      "condition_seen": {}})
                 for condition in conditions:
                     pod["condition_seen"].setdefault(condition, t)
-                if len(parts) > 1 and parts[1] != "-":
-                    pod["ip"] = parts[1]
+                for key, value in zip(("ip", "node", "uid"), parts[1:4]):
+                    if value != "-":
+                        pod[key] = value
                 pod["conditions"] = conditions
                 if conditions.get("ContainersReady") == "True" and pod["containers_ready"] is None:
                     pod["containers_ready"] = t
@@ -136,6 +138,58 @@ class PodWatch:
         deadline = time.time() + timeout_s
         with self.lock:
             while not predicate(self.pods):
+                left = deadline - time.time()
+                if left <= 0:
+                    return False
+                self.lock.wait(min(left, 1.0))
+            return True
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+class EndpointWatch:
+    """`kubectl get endpointslices -w` of one Service in a thread: per pod, the first host time its Service
+    listed it ready, which is when a Service starts sending it users' requests."""
+
+    TEMPLATE = ('{{range .endpoints}}{{if .targetRef}}{{.targetRef.name}}={{.conditions.ready}} '
+                '{{range .addresses}}{{.}} {{end}}{{end}}{{end}}{{"\\n"}}')
+
+    def __init__(self, namespace, service):
+        self.ready = {}
+        self.address = {}
+        self.lock = threading.Condition()
+        self.process = subprocess.Popen([KUBECTL, "-n", namespace, "get", "endpointslices", "-l",
+                                         f"kubernetes.io/service-name={service}", "-w",
+                                         "-o", f"go-template={self.TEMPLATE}"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            t = time.time()
+            with self.lock:
+                pod = None
+                for word in line.split():
+                    if "=" in word:
+                        pod, ready = word.split("=", 1)
+                        if ready == "true":
+                            self.ready.setdefault(pod, t)
+                    elif pod and pod in self.ready:
+                        self.address.setdefault(pod, word)
+                self.lock.notify_all()
+
+    def snapshot(self):
+        """{pod: (first time listed ready, its address)} of every pod the Service has listed ready."""
+        with self.lock:
+            return {pod: (t, self.address.get(pod)) for pod, t in self.ready.items()}
+
+    def wait(self, predicate, timeout_s):
+        deadline = time.time() + timeout_s
+        with self.lock:
+            while not predicate(self.snapshot()):
                 left = deadline - time.time()
                 if left <= 0:
                     return False

@@ -2,7 +2,7 @@
 way it is warmed differs."""
 
 BENCH_GATE = "bench.danki.dev/warmed"
-"""The readiness gate of the harness's own simulated warmers (serial_fixed100)."""
+"""The readiness gate of the harness's own simulated warmer (peer_node100)."""
 
 
 NODE_ROLE_LABEL = "danki.dev/local-role"
@@ -52,3 +52,10 @@ def danki_annotations(target, jit=False, extra=None):
         annotations["danki.dev/jit-metrics"] = "http" + target.metrics_path
     annotations.update(extra or {})
     return annotations
+
+
+def service(name):
+    """The Service of Deployment NAME: its EndpointSlice says when a new pod starts to take users."""
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "labels": {"app.kubernetes.io/part-of": "danki-bench"}},
+            "spec": {"selector": {"app": name}, "ports": [{"name": "http", "port": 8080, "targetPort": "http"}]}}

@@ -65,8 +65,12 @@ SAMPLE = Target(
     ready_path="/readyz",
     metrics_path="/metrics",
     warmup_paths=_demo_paths(),
-    # 100 candidates starting an exam (GET the exam, POST a full sheet) at 20/s: the exam start
-    first100={"script": "k6-scripts/exam-start.js", "env": {"RATE": "20", "DURATION": "5", "PHASE": "first"}},
+    # 100 candidates starting an exam (GET the exam, POST a full sheet) at 20/s: the exam start, on the exams
+    # the plan warms (1 and 2). With exam-start.js's default of 20 exams, 18 of them were generated and
+    # cached by the first users' requests, whatever the warm-up had done: the bench measured an unwarmed
+    # cache, not the JIT
+    first100={"script": "k6-scripts/exam-start.js", "env": {"RATE": "20", "DURATION": "5", "PHASE": "first",
+                                                          "EXAMS": "2"}},
     # the exam routes with their writes committed, as candidates' are
     full_warm_paths=_demo_paths(),
     env={"HOST": "127.0.0.1"},

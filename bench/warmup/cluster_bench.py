@@ -1,55 +1,60 @@
 """Warm-up strategies on the local cluster: how soon new pods are Ready, and how warm they are then.
 
-  cluster_bench.py single  TARGET STRATEGY   a Deployment scaled 0 -> 1
-  cluster_bench.py scaleup TARGET STRATEGY   a Deployment scaled 1 -> SCALEUP_TO
-  cluster_bench.py aot     TARGET STRATEGY   as single, on a JDK 25 target, danki with and without its AOT cache
-  cluster_bench.py boost   TARGET STRATEGY   as aot, pods with a CPU limit below their node's, danki without and
-                                             with danki.dev/warmup-cpu
+  cluster_bench.py SECTION TARGET STRATEGY
 
-Each new pod gets the target's first 100 user requests at 20/s the moment the cluster says it is Ready
-(as its Service would send them); after every pod is Ready, each gets 6,000 more and 3 more passes of
-100: its fully warm P95, the median of the 3. CPU seconds by who spent them are taken from the scale to
-the last Ready. One JSON record is appended to RECORDS (run-bench.sh sets it).
+Sections (trials.py has their steps): single (SINGLE_TRIALS new pods, one at a time), scaleup
+(SCALEUP_TRIALS scale-ups of 1 -> SCALEUP_TO), sweep (danki's floor: SWEEP_PODS pods at the floor
+BENCH_EXTRA_ANNOTATIONS sets), aot (as single, on a JDK 25 target, danki with and without its AOT cache),
+boost (pods with a CPU limit below their node's, danki without and with danki.dev/warmup-cpu).
 
-Strategies: none (no gate), serial_fixed100 (the harness's simple serial warmer: one pod at a time,
-100 requests at up to 100/s), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics),
-danki_aot (danki with danki.dev/aot-cache: its Deployment is applied at 0 replicas first and the scale
-waits, at most AOT_TRAIN_TIMEOUT s, until danki has trained its AotCache; the training's figures are
-recorded, and a cache not Ready is recorded instead of a scale without it), danki_aot_jit (danki_aot
-with danki.dev/jit-metrics: does a pod that starts from the cache still have JIT work left when the
-default rule lets it in?), danki_limited and danki_boost (the boost section: pods whose CPU limit,
-BOOST_OWN_CPU, is below their node's budget, warmed by danki at that limit, or with danki.dev/warmup-cpu:
-BOOST_CPU, the node's budget, while gated).
+Each new pod gets the target's first 100 user requests at 20/s the moment its Service's EndpointSlice lists
+it ready, at the address listed there, as its Service would send them (first_requests.py). After a section's
+planned trials, each pod gets 6,000 more requests and 3 passes of 100: its fully warm passes, which the report
+pools over every pod of the target (the sweep's pods are judged against that pool and skip this). CPU seconds
+by who spent them are taken from each scale to its last Ready; each pass has its pod's and node's CPU and
+throttling, and the JIT's CPU. One JSON record per cell is appended to RECORDS (run-bench.sh sets it).
+
+Strategies: none (no gate), peer_node100 (the common peer design, simulated: a warmer per node sends each
+pod 100 requests one after another at up to 100/s as soon as its containers are ready, 10 pods at once per
+node; peer_warmer.py), danki (danki's defaults), danki_jit (danki with danki.dev/jit-metrics), danki_aot
+(danki with danki.dev/aot-cache: its Deployment is applied at 0 replicas first and the scale waits, at most
+AOT_TRAIN_TIMEOUT s, until danki has trained its AotCache; the training's figures are recorded, and a cache
+not Ready is recorded instead of a scale without it), danki_aot_jit (danki_aot with danki.dev/jit-metrics),
+danki_limited and danki_boost (the boost section: pods whose CPU limit, BOOST_OWN_CPU, is below their node's
+budget, warmed by danki at that limit, or with danki.dev/warmup-cpu: BOOST_CPU, the node's budget, while
+gated).
 In the aot section a pod's start is its first_seen: the host time the pod watch, started before the scale,
-first saw it (its creation, as the watch delivers it), on the same clock as its ContainersReady and Ready.
-Every pod of a strategy gets a worker node of its own (manifests.deployment one_per_node), so
-SCALEUP_TO is at most the cluster's worker nodes.
+first saw it (its creation), on the same clock as its ContainersReady and Ready.
 Before each strategy its images (the target's; with the cache, the runner image of its check too) are
 pulled onto every worker node (prepull.py), so no side of a comparison pays a pull the other is spared.
 Env: RECORDS, OUT, NAMESPACE (danki-bench), SCALEUP_TO (run-bench.sh: the worker nodes), SCALE_TIMEOUT (900 s),
-AOT_TRAIN_TIMEOUT (900 s: the chart's training timeout, 15 min), BENCH_EXTRA_ANNOTATIONS (see extra_annotations),
-BOOST_PODS (1), BOOST_OWN_CPU (150m), BOOST_CPU (350m: run-bench.sh sets the node's budget).
+SINGLE_TRIALS (5), SCALEUP_TRIALS (2), SWEEP_PODS (5), SWEEP_AT_ONCE (2), AOT_TRAIN_TIMEOUT (900 s),
+BENCH_EXTRA_ANNOTATIONS (see extra_annotations), AOT_PODS and BOOST_PODS (1), BOOST_OWN_CPU (150m),
+BOOST_CPU (350m: run-bench.sh sets the node's budget).
 """
 
 import json
 import os
+import statistics
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "targets"))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import aot_training  # noqa: E402
-import cpu  # noqa: E402
+import trials  # noqa: E402
 from first_requests import FirstRequests  # noqa: E402
-from kube import PodWatch, apply, delete_deployment, find_json, get_json, scale, wait_settled  # noqa: E402
-from manifests import danki_annotations, deployment  # noqa: E402
-from prepull import prepull  # noqa: E402
-from serial_warmer import SerialWarmer  # noqa: E402
+from kube import EndpointWatch, PodWatch, apply, delete_deployment, find_json, get_json, wait_settled  # noqa: E402
+from manifests import danki_annotations, deployment, service  # noqa: E402
+from peer_warmer import PeerWarmer  # noqa: E402
+from prepull import prepull, worker_nodes  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
-STRATEGIES = ("none", "serial_fixed100", "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited",
-              "danki_boost")
+PEER = "peer_node100"
+STRATEGIES = ("none", PEER, "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited", "danki_boost")
+SECTIONS = ("single", "scaleup", "sweep", "aot", "boost")
+FLOOR_ANNOTATION = "danki.dev/min-warmup-requests"
+"""The warm-up requests danki sends before any stop rule is asked (operator Keys): what the sweep varies."""
 BOOST_STRATEGIES = ("danki_limited", "danki_boost")
 AOT_STRATEGIES = ("danki_aot", "danki_aot_jit")
 JIT_STRATEGIES = ("danki_jit", "danki_aot_jit")
@@ -87,7 +92,7 @@ def extra_annotations():
 
 def manifest(target, name, replicas, strategy):
     placement = {"one_per_node": True, "resources": resources_of(strategy)}
-    if strategy == "serial_fixed100":
+    if strategy == PEER:
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
         extra = extra_annotations()
@@ -124,55 +129,68 @@ def pod_annotations(namespace, pods, key):
     return {n: ((p or {}).get("metadata", {}).get("annotations") or {}).get(key) for n, p in found.items()}
 
 
-def experiment(section, target, strategy, n_from, n_to):
+def experiment(section, target, strategy):
     out, namespace = os.environ["OUT"], os.environ.get("NAMESPACE", "danki-bench")
     timeout_s = int(os.environ.get("SCALE_TIMEOUT", "900"))
     name = f"{section}-{target.name}-{strategy}".replace("_", "-")
+    steps, warm_after = trials.plan(section, len(worker_nodes()))
     # every side of a comparison starts with the images on its node (prepull.py says why)
     prepulled = sorted(images_of(target, strategy))
     prepull(namespace, prepulled)
     training = trained_cache(namespace, target, name, strategy) if strategy in AOT_STRATEGIES else None
+    record = {"section": section, "target": target.name, "strategy": strategy, "training": training,
+              "floor": extra_annotations().get(FLOOR_ANNOTATION), "timeout_s": timeout_s, "prepulled": prepulled,
+              "trials": [], "pods": {}, "quality": {}, "runs": {}, "first_errors": {}}
     if training and not training["ready"]:
         remove(namespace, name, strategy)
         # measured without a cache it would be the other strategy: say why instead
-        return {"section": section, "target": target.name, "strategy": strategy, "training": training,
-                "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
+        return dict(record, all_ready=False, all_ready_s=None)
     # after the training: a watch open through its minutes could outlive the API server's watch timeout
     watch = PodWatch(namespace, f"app={name}")
-    warmer = SerialWarmer(out, namespace, watch, target) if strategy == "serial_fixed100" else None
+    endpoints = EndpointWatch(namespace, name)
+    warmer = PeerWarmer(out, namespace, watch, target) if strategy == PEER else None
     first = None
     try:
-        apply(namespace, manifest(target, name, n_from, strategy))
-        wait_settled(namespace, name, n_from, gate=DANKI_GATE if strategy.startswith("danki") else None)
-        if n_from and not watch.wait(lambda pods: ready_count(pods, ()) >= n_from, 300):
-            raise RuntimeError(f"{name}: {n_from} pods not Ready in 300 s")
-        existing = set(watch.snapshot())
-        first = FirstRequests(out, target, watch, existing, name)
-        before = cpu.snapshot(target.pod_jar)
-        t_scale = time.time()
-        scale(namespace, name, n_to)
-        all_ready = watch.wait(lambda pods: ready_count(pods, existing) >= n_to - n_from, timeout_s)
-        t_end = time.time()
-        spent = cpu.spent(before, cpu.snapshot(target.pod_jar))
-        first.finish()
-        pods = {n: p for n, p in watch.snapshot().items() if n not in existing}
-        record = {
-            "section": section, "target": target.name, "strategy": strategy, "n_from": n_from, "n_to": n_to,
-            "t_scale": t_scale, "all_ready": all_ready,
-            "all_ready_s": (max(p["ready"] for p in pods.values()) - t_scale) if all_ready else None,
-            "timeout_s": timeout_s, "wall_s": t_end - t_scale, "cpu": spent, "prepulled": prepulled,
-            "pods": {n: {k: p[k] for k in ("ip", "first_seen", "containers_ready", "ready")} for n, p in pods.items()},
-            "first_errors": first.errors,
-            "runs": warmup_runs(namespace, pods) if strategy.startswith("danki") else None,
-            "serial": warmer.log if warmer else None,
-        }
-        record["quality"] = first.fully_warm(pods)
+        start = trials.start_replicas(section)
+        apply(namespace, manifest(target, name, start, strategy), service(name))
+        wait_settled(namespace, name, start, gate=DANKI_GATE if strategy.startswith("danki") else None)
+        if start and not watch.wait(lambda pods: ready_count(pods, ()) >= start, 300):
+            raise RuntimeError(f"{name}: {start} pods not Ready in 300 s")
+        first = FirstRequests(out, target, watch, endpoints, set(watch.snapshot()), name)
+        for i, (n_from, n_to) in enumerate(steps):
+            trial = trials.run_trial(namespace, name, watch, n_from, n_to, timeout_s, target.pod_jar)
+            if trial is None:
+                continue
+            record["trials"].append(trial)
+            first.wait_started(trial["pods"], 60)
+            if strategy.startswith("danki"):
+                record["runs"].update(warmup_runs(namespace, trial["pods"]))
+            if section == "aot" or training:
+                record.setdefault("pod_aot_cache", {}).update(pod_annotations(namespace, trial["pods"], AOT_ANNOTATION))
+            if i in warm_after:
+                first.settle()
+                record["quality"].update(first.fully_warm([n for n in first.results if n not in record["quality"]]))
+        first.settle()
+        if section == "sweep":
+            record["quality"] = first.unwarmed()
+        snapshot = watch.snapshot()
+        record["pods"] = {n: {k: snapshot[n][k] for k in ("ip", "node", "first_seen", "containers_ready", "ready")}
+                          for t in record["trials"] for n in t["pods"]}
+        for n, (listed, _) in endpoints.snapshot().items():
+            if n in record["pods"]:
+                record["pods"][n]["serving"] = listed
+        record["first_errors"] = first.errors
+        record["peer"] = warmer.log if warmer else None
+        record["all_ready"] = all(t["all_ready"] for t in record["trials"])
+        times = [t["all_ready_s"] for t in record["trials"]]
+        record["all_ready_s"] = statistics.median(times) if record["all_ready"] else None
+        # what the earlier reports read of a one-trial record (aot, boost)
+        first_trial = record["trials"][0]
+        record.update(n_from=first_trial["n_from"], n_to=first_trial["n_to"], t_scale=first_trial["t_scale"],
+                      wall_s=first_trial["wall_s"], cpu=first_trial["cpu"])
         if section == "boost":
             record["boost"] = {"own_cpu": resources_of(strategy)["limits"]["cpu"],
                                "boost_cpu": os.environ.get("BOOST_CPU", "350m") if strategy == "danki_boost" else None}
-        if section == "aot" or training:
-            record["training"] = training
-            record["pod_aot_cache"] = pod_annotations(namespace, pods, AOT_ANNOTATION)
         return record
     finally:
         if first:
@@ -180,6 +198,7 @@ def experiment(section, target, strategy, n_from, n_to):
         if warmer:
             warmer.stop()
         watch.stop()
+        endpoints.stop()
         remove(namespace, name, strategy)
 
 
@@ -203,23 +222,21 @@ def remove(namespace, name, strategy):
 
 def main(argv):
     section, target, strategy = argv[1], {**TARGETS, **JDK25_TARGETS}[argv[2]], argv[3]
-    if section not in ("single", "scaleup", "aot", "boost"):
-        sys.exit(f"cluster_bench.py: section {section}: expected single, scaleup, aot or boost")
+    if section not in SECTIONS:
+        sys.exit(f"cluster_bench.py: section {section}: expected one of {', '.join(SECTIONS)}")
     if strategy not in STRATEGIES:
         sys.exit(f"cluster_bench.py: strategy {strategy}: expected one of {', '.join(STRATEGIES)}")
-    n_from, n_to = {"scaleup": (1, int(os.environ["SCALEUP_TO"])),
-                    "aot": (0, int(os.environ.get("AOT_PODS", "1"))),
-                    "boost": (0, int(os.environ.get("BOOST_PODS", "1")))}.get(section, (0, 1))
-    record = experiment(section, target, strategy, n_from, n_to)
+    record = experiment(section, target, strategy)
     with open(os.environ["RECORDS"], "a") as f:
         f.write(json.dumps(record) + "\n")
     if record.get("training") and not record["training"]["ready"]:
         print(f"{section} {target.name} {strategy}: AotCache not Ready: {record['training']['phase']}, "
               f"{record['training']['reason']}", flush=True)
         return
-    ratios = sorted(q["ratio"] for q in record["quality"].values() if q["ratio"])
-    print(f"{section} {target.name} {strategy}: all Ready {record['all_ready_s'] and round(record['all_ready_s'], 1)} s; "
-          f"first-100 / fully warm median {ratios[len(ratios) // 2] if ratios else None}", flush=True)
+    p95s = sorted(q["first100"]["p95"] for q in record["quality"].values() if q.get("first100"))
+    print(f"{section} {target.name} {strategy}: all Ready {record['all_ready_s'] and round(record['all_ready_s'], 1)} s "
+          f"(median of {len(record['trials'])} trials); first-100 P95 median "
+          f"{p95s[len(p95s) // 2] if p95s else None} ms over {len(p95s)} pods", flush=True)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,17 @@ print("" if v is None else v)' "$@"
 # is the one doing the work. BENCH_OPERATOR_SET, space-separated KEY=VALUE chart values, measures
 # another setting (e.g. "nodeConcurrency=1") without editing the chart.
 install_operator() {
-  local concurrency=${1:-} pods holder t0 value extra=()
+  local concurrency=${1:-} pods holder t0 value digest extra=()
   for value in ${BENCH_OPERATOR_SET:-}; do extra+=(--set "$value"); done
+  # pinned by digest: a node keeps the image it pulled for a tag (IfNotPresent), so a rebuilt operator, or
+  # BENCH_OPERATOR_TAG=baseline (an earlier build kept under its own tag), runs only if named by digest
+  digest=$(registry_digest danki/operator "${BENCH_OPERATOR_TAG:-dev}") ||
+    die "danki/operator:${BENCH_OPERATOR_TAG:-dev} is not in the cluster's registry (make images)"
   # On the system node, as on a real cluster's system pool: its k6 children never take the CPU of the
   # nodes that run the targets' pods.
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
-    --set image.tag=dev --set replicaCount=1 --set podDisruptionBudget.enabled=false \
+    --set image.tag="${BENCH_OPERATOR_TAG:-dev}" --set image.digest="$digest" --set replicaCount=1 \
+    --set podDisruptionBudget.enabled=false \
     --set-json "nodeSelector={\"$NODE_ROLE_LABEL\":\"system\"}" \
     --set-json "tolerations=[{\"key\":\"$NODE_ROLE_LABEL\",\"value\":\"system\",\"effect\":\"NoSchedule\"}]" \
     ${concurrency:+--set concurrency="$concurrency"} "${extra[@]}" --wait --timeout 180s >/dev/null
@@ -47,7 +52,16 @@ print(" ".join(p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if "
   OPERATOR_IP=$($K -n "$OPERATOR_NS" get pod "$OPERATOR_POD" -o jsonpath='{.status.podIP}')
   OPERATOR_PID=$(pid_in_pod "$OPERATOR_NS" "$OPERATOR_POD" /opt/danki/operator.jar) ||
     die "no operator process found in pod $OPERATOR_POD"
-  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), concurrency ${concurrency:-of the chart}${BENCH_OPERATOR_SET:+, $BENCH_OPERATOR_SET}"
+  info "operator $OPERATOR_POD (pid $OPERATOR_PID, $OPERATOR_IP), image ${BENCH_OPERATOR_TAG:-dev}@${digest:7:12}, concurrency ${concurrency:-of the chart}${BENCH_OPERATOR_SET:+, $BENCH_OPERATOR_SET}"
+  record section=operator image="\"danki/operator:${BENCH_OPERATOR_TAG:-dev}@$digest\"" set="\"${BENCH_OPERATOR_SET:-}\""
+}
+
+# registry_digest REPOSITORY TAG: the digest the cluster's registry serves for REPOSITORY:TAG.
+registry_digest() {
+  local addr
+  addr=$(REPO=$REPO CLUSTER_INSTANCE=$CLUSTER_INSTANCE bash -c 'source "$REPO/local-cluster/cluster-env.sh" && echo "$REGISTRY_ADDR"')
+  curl -fsSI -H 'Accept: application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json' \
+    "http://$addr/v2/$1/manifests/$2" | tr -d '\r' | awk 'tolower($1) == "docker-content-digest:" { print $2; found = 1 } END { exit !found }'
 }
 
 # pid_in_pod NS POD PATTERN: the host PID of the process of pod NS/POD whose command line matches
@@ -64,9 +78,10 @@ pid_in_pod() {
 }
 
 # check_layout: the cluster is shaped as the bench needs (BENCH_WORKERS worker nodes and a system
-# node), and its layout is recorded: every node's role and allocatable CPU.
+# node, each node's quota over a CFS period of NODE_CFS_PERIOD), and its layout is recorded: every node's
+# role and allocatable CPU, and the period as the workers' cgroups have it.
 check_layout() {
-  local layout workers system
+  local layout workers system period
   layout=$($K get nodes -o json | "$PY" -c '
 import json, sys
 label = sys.argv[1]
@@ -76,8 +91,14 @@ print(json.dumps([{"node": n["metadata"]["name"], "role": n["metadata"]["labels"
   workers=$(json_count "$layout" worker) system=$(json_count "$layout" system)
   ((workers >= SCALEUP_TO && system >= 1)) || die "the cluster at $KUBECONFIG has $workers worker and $system system nodes;" \
     "the bench needs $SCALEUP_TO workers and a system node (make cluster-down CLUSTER_INSTANCE=$CLUSTER_INSTANCE, then run it again)"
-  record section=layout nodes="$layout" scaleup_to="$SCALEUP_TO"
-  info "layout: $workers worker nodes, $system system node ($(echo "$layout" | "$PY" -c '
+  period=$(PYTHONPATH=$REPO/bench/lib "$PY" -c '
+import json, sys, podcpu
+print(" ".join(sorted({"%g" % podcpu.cfs_period_ms(podcpu.node_cgroup(n["node"])) for n in json.loads(sys.argv[1])})))' "$layout") ||
+    die "cannot read the nodes' CFS period from their cgroups"
+  [[ $period == "${NODE_CFS_PERIOD%ms}" ]] || die "the cluster at $KUBECONFIG has a CFS period of $period ms;" \
+    "the bench asks for $NODE_CFS_PERIOD (make cluster-down CLUSTER_INSTANCE=$CLUSTER_INSTANCE, then run it again)"
+  record section=layout nodes="$layout" scaleup_to="$SCALEUP_TO" node_cfs_period_ms="$period"
+  info "layout: $workers worker nodes, $system system node, CFS period $period ms ($(echo "$layout" | "$PY" -c '
 import json, sys
 print(", ".join("%s %s %s" % (n["node"], n["role"], n["cpu"]) for n in json.load(sys.stdin)))'))"
 }

@@ -6,14 +6,18 @@ JSON_PATH (merged_records.py), and the .md says which run each of those came fro
 """
 
 import json
+import os
 import statistics
 import sys
 
-import aot_report
-import boost_report
-import critical_path
-import merged_records
-import strategies_report
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "targets"))
+import aot_report  # noqa: E402
+import boost_report  # noqa: E402
+import critical_path  # noqa: E402
+import merged_records  # noqa: E402
+import strategies_report  # noqa: E402
+from targets import TARGETS  # noqa: E402
 
 def ms(v):
     return "-" if v is None else f"{v:,.0f}" if v >= 10 else f"{v:.1f}"
@@ -92,11 +96,26 @@ def layout_markdown(layout):
     """The nodes, their roles and CPU budgets, and where the strategies' pods ran."""
     rows = [[n["node"], n["role"] or "-", n["cpu"], n["memory"]] for n in layout["nodes"]]
     workers = sum(1 for n in layout["nodes"] if n["role"] == "worker")
+    period = layout.get("node_cfs_period_ms")
+    worker_cpu = next((n["cpu"] for n in layout["nodes"] if n["role"] == "worker"), "1")
+    share = int(worker_cpu[:-1]) / 1000 if worker_cpu.endswith("m") else float(worker_cpu)
     return (table(["node", "role", "allocatable CPU (its budget)", "allocatable memory"], rows)
+            + (f"\n\nEach node's budget is a CFS quota over a period of {period:g} ms, as the workers' cgroups had it: "
+               "a JVM that spends its node's quota stalls until the next period, so at most "
+               f"{period * (1 - share):g} ms on a {worker_cpu} node." if period else "")
             + f"\n\n{workers} worker nodes run the targets' pods, one pod of a strategy per node (required "
             "anti-affinity), so a scale-up goes 1 -> " + str(layout["scaleup_to"]) + ". The system node is tainted: "
             "only the operator, with its k6 children, runs there. The scale section's exam pods (100m requests) "
             "share the workers.")
+
+
+def operators_note(records):
+    """Which operator image (and chart values) this run measured danki with."""
+    seen = sorted({(r.get("image") or "?", r.get("set") or "") for r in records})
+    if not seen:
+        return ""
+    return "danki ran as " + "; then ".join(f"`{image}`" + (f" with `{values}`" if values else "")
+                                           for image, values in seen) + ". "
 
 
 def pulled_note(records):
@@ -121,7 +140,7 @@ def main(path, json_path=None):
     machine = (by("machine") or [{}])[0]
     layout = (by("layout") or [{}])[0]
     notes = {s: merged_records.earlier_run_note(by(s), current) for s in
-             ("layout", "single", "scaleup", "scale", "cache", "aot", "boost")}
+             ("layout", "single", "scaleup", "sweep", "scale", "cache", "aot", "boost")}
     from_one_run = not any(notes.values())
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
@@ -130,12 +149,14 @@ def main(path, json_path=None):
               "Everything below comes from this run except the sections that name an earlier one, ")
            + "on the embedded local cluster: the real kubelet on containerd, each node's CPU a CFS quota on its "
            "cgroup, the control plane, kubelets and containerd outside every budget. "
-           "`bench/results/warmup.json` holds the same figures.", ""]
+           + operators_note([r for r in by("operator") if r.get("run") == current or "run" not in r])
+           + "`bench/results/warmup.json` holds the same figures.", ""]
     note = lambda s: [notes[s], ""] if notes[s] else []  # noqa: E731
     if layout:
         out += ["## Layout", ""] + note("layout") + [layout_markdown(layout), ""]
-    strategies = by("single") + by("scaleup")
-    doc = strategies_report.as_json(strategies)
+    # records of the bench before its trials and pooled reference (no "trials") cannot be judged by them
+    strategies = [r for r in by("single") + by("scaleup") + by("sweep") if "trials" in r]
+    doc = strategies_report.as_json(strategies, TARGETS)
     if by("aot"):
         doc["aot"] = aot_report.as_json(by("aot"))
         doc["goals"] += aot_report.goals(doc["aot"])
@@ -143,36 +164,57 @@ def main(path, json_path=None):
         doc["boost"] = boost_report.as_json(by("boost"))
     if doc["goals"]:
         out += ["## Goals", "", strategies_report.goals_markdown(doc), ""]
-    if by("single"):
+    if strategies:
+        out += ["## Reference: fully warm, pooled", "",
+                "Each pod of sections 1 and 2, once its first 100 users are served, gets 6,000 more requests, 4 at a "
+                "time, then 3 passes of 100 user requests at 20/s. Every pass of every pod of a target, all strategies "
+                "together, is pooled into that target's fully warm reference: the figure a first 100 is compared "
+                "with. Intervals are bootstrap 95 % intervals from resampling whole passes (stats.py). The routes "
+                "column checks the first 100 against the plan: a route users sent that the warm-up never sent "
+                "would be measured cold whatever the strategy.", "", strategies_report.reference_markdown(doc), ""]
+    cells = lambda s: [r for r in strategies if r["section"] == s]  # noqa: E731
+    if cells("single"):
         out += ["## 1. One new pod", ""] + note("single") + [
-                "Each strategy gets its own Deployment scaled 0 -> 1, one at a time. The pod gets its first 100 "
-                "user requests at 20/s the moment the cluster says it is Ready; then 6,000 more and 3 passes of "
-                "100, whose median P95 is its fully warm P95. First-100 / fully warm is the P95 ratio. "
-                + pulled_note(by("single")), "",
-                strategies_report.section_markdown(by("single"), "single"), "",
+                "Per strategy one Deployment; its pods come one at a time, each on a worker node of its own (0 -> 1 "
+                "-> 2 ...; once every worker has one, the earlier pods are fully warmed and the newest is scaled "
+                "away), so every trial is one new pod with nothing else starting. A pod gets its first 100 user "
+                "requests at 20/s the moment its Service's EndpointSlice lists it ready, at the address listed "
+                "there. Figures are medians over the pods with bootstrap 95 % intervals over the pods; the CPU "
+                "columns are of the first 100: the share of the node's CFS periods that were throttled, and the "
+                "pod's CPU seconds. JIT CPU done at Ready is the CPU the JVM's compiler threads had spent when the "
+                "pod was listed ready, over what they had spent once fully warm. " + pulled_note(by("single")), "",
+                strategies_report.section_markdown(doc, "single"),
                 "danki's time from ContainersReady to Ready, from its WarmupRun:", "",
-                strategies_report.danki_split(by("single")), ""]
-    if by("scaleup"):
+                strategies_report.danki_split(cells("single")), ""]
+    if cells("scaleup"):
         to = (by("scaleup") or [{}])[0].get("n_to", "?")
         out += [f"## 2. Scale-up 1 -> {to}", ""] + note("scaleup") + [
-                f"A Deployment at 1 replica scaled to {to}; each new pod, on a node of its own, gets its first 100 user requests "
-                "the moment it is Ready (while the others may still be warming, as in a real scale-up), then, "
-                "after all are Ready, one at a time, its fully warm P95 as above. The serial warmer is this "
-                "harness's simulation of a simple peer: one pod at a time, 100 requests at up to 100/s, then its "
-                "gate. " + pulled_note(by("scaleup")), "",
-                strategies_report.section_markdown(by("scaleup"), "scaleup"), ""]
+                f"A Deployment at 1 replica scaled to {to}, twice (back to 1 between, which removes the newest "
+                "pods); each new pod, on a node of its own, gets its first 100 user requests the moment its "
+                "Service lists it ready, while the others may still be warming, as in a real scale-up. The peer is "
+                "this harness's simulation of the common design: a warmer per node sends each pod 100 requests one "
+                "after another at up to 100/s as soon as its containers are ready, up to 10 pods at once per node, "
+                "then sets its gate. " + pulled_note(by("scaleup")), "",
+                strategies_report.section_markdown(doc, "scaleup")]
+    if cells("sweep"):
+        out += ["## 3. danki's floor", ""] + note("sweep") + [
+                "danki at each floor (`danki.dev/min-warmup-requests`: requests before any stop rule is asked), "
+                "its pods 2 at a time, each on a worker node of its own. Their first 100 are judged against the "
+                "run's pooled reference above, and their JIT CPU at Ready against the median fully warm JIT CPU "
+                "of the target's pods of sections 1 and 2. " + pulled_note(by("sweep")), "",
+                strategies_report.sweep_markdown(doc)]
     if by("scale"):
-        out += ["## 3. Scale", ""] + note("scale") + [
+        out += ["## 4. Scale", ""] + note("scale") + [
                 "An annotated Deployment scaled 0 -> N; time until every new pod is Ready, per operator "
                 "concurrency (the chart's `concurrency`). CPU is the operator process's own (JVM) and its k6 "
                 "children's, from /proc, over the whole scale-up.", "", scale(by("scale")), ""]
     if by("cache"):
-        out += ["## 4. Operator footprint with a full informer cache", ""] + note("cache") + [cache(by("cache")[0]), ""]
+        out += ["## 5. Operator footprint with a full informer cache", ""] + note("cache") + [cache(by("cache")[0]), ""]
     if by("aot"):
         to = by("aot")[0].get("n_to", 1)
         pods = ("One new pod (0 -> 1)" if to == 1
                 else f"{to} new pods at once (0 -> {to}), each on a worker node of its own,")
-        out += ["## 5. JDK AOT cache (JDK 25)", ""] + note("aot") + [
+        out += ["## 6. JDK AOT cache (JDK 25)", ""] + note("aot") + [
                 f"{pods} per JDK 25 target, warmed by danki without and with its AOT cache "
                 "(`danki.dev/aot-cache: enabled`), on the same image. With the cache the Deployment is applied at "
                 "0 replicas first and the scale waits until danki has trained its AotCache. Start is the host "
@@ -185,7 +227,7 @@ def main(path, json_path=None):
                 aot_report.section_markdown(doc["aot"]), ""]
     if by("boost"):
         to = by("boost")[0].get("n_to", 1)
-        out += ["## 6. CPU boost while gated", ""] + note("boost") + [
+        out += ["## 7. CPU boost while gated", ""] + note("boost") + [
                 f"{to} new pod{'s' if to > 1 else ''} at once (0 -> {to}) per target, each on a worker node of its own, "
                 "with a CPU limit below the node's budget (request the same), warmed by danki at that limit, and "
                 "with `danki.dev/warmup-cpu` raising the limit to the node's budget by an in-place resize for the "
@@ -199,7 +241,7 @@ def main(path, json_path=None):
     waits = critical_path.as_json(warmed)
     if waits["pods"]:
         doc["critical_path"] = waits
-        out += ["## 7. danki's own waits", "",
+        out += ["## 8. danki's own waits", "",
                 "Over every pod danki warmed in the sections above (each from the run its section names): the "
                 "operator's reaction, from ContainersReady to the first warm-up request (the WarmupRun's "
                 "`reactionMillis`, k6's start-up included), and from its decision (the WarmupRun's "

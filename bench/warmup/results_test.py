@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import unittest
@@ -25,15 +26,28 @@ def pod(start, containers_ready, ready):
     return {"ip": "10.0.0.1", "first_seen": start, "containers_ready": containers_ready, "ready": ready}
 
 
-def strategy_record(section, target, strategy, pods, runs=None, ratios=None, training=None, steady=20.0):
+def steady_pass(p95):
+    """A pass of 100 latencies whose P95 (k6's interpolation) is P95."""
+    return {"p95": p95, "latencies": [p95 * 0.5] * 94 + [p95] * 6}
+
+
+def strategy_record(section, target, strategy, pods, runs=None, ratios=None, training=None, steady=20.0, trials=None,
+                    floor=None):
     """A cluster_bench.py record. PODS: name -> (start, ContainersReady, Ready); RATIOS: name -> first-100 /
-    fully warm; STEADY: every pod's fully warm P95 (ms)."""
+    fully warm; STEADY: every pod's fully warm P95 (ms); TRIALS: the all-Ready time of each trial (default one,
+    the last Ready)."""
     ratios = ratios or {n: 2.0 for n in pods}
+    times = trials or [max(p[2] for p in pods.values())] if pods else []
     r = {"section": section, "target": target, "strategy": strategy, "n_from": 0, "n_to": len(pods),
-         "t_scale": 0.0, "all_ready": True, "all_ready_s": max(p[2] for p in pods.values()), "timeout_s": 900,
-         "wall_s": 60.0, "cpu": dict(CPU), "pods": {n: pod(*p) for n, p in pods.items()}, "first_errors": {},
-         "runs": runs or {}, "serial": None,
-         "quality": {n: {"first100": {"p95": steady * q}, "steady_p95": steady, "ratio": q}
+         "t_scale": 0.0, "all_ready": True, "all_ready_s": statistics.median(times) if times else None,
+         "timeout_s": 900, "wall_s": 60.0, "cpu": dict(CPU), "pods": {n: pod(*p) for n, p in pods.items()},
+         "first_errors": {}, "runs": runs or {}, "peer": None, "floor": floor,
+         "trials": [{"n_from": 0, "n_to": len(pods), "t_scale": 0.0, "pods": sorted(pods), "all_ready": True,
+                     "all_ready_s": t, "wall_s": 60.0, "cpu": dict(CPU)} for t in times],
+         "quality": {n: {"first100": {"p50": steady * q / 2, "p90": steady * q * 0.9, "p95": steady * q,
+                                      "sent": ["GET /exams/1", "POST /exams/1/answers"]},
+                         "steady_p95": steady, "ratio": q, "steady_passes": [steady_pass(steady)] * 3,
+                         "jit_cpu_s_at_ready": 4.0, "jit_cpu_s_fully_warm": 5.0}
                      for n, q in ratios.items()}}
     if section == "aot":
         r["training"] = training
@@ -146,7 +160,7 @@ class ResultsTest(unittest.TestCase):
         failed = dict(TRAINED, ready=False, phase="Unsupported", reason="OldJvm", apply_to_ready_s=None)
         records = aot_run("sample-jdk25")
         records[2] = {"section": "aot", "target": "sample-jdk25", "strategy": "danki_aot", "training": failed,
-                      "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None}
+                      "pods": {}, "quality": {}, "runs": {}, "all_ready": False, "all_ready_s": None, "trials": []}
         md, doc = self.render(records)
         self.assertIn("not Ready within 900 s (phase Unsupported, OldJvm", md)
         goal = next(g for g in doc["goals"] if g["goal"].startswith("AOT cache: start"))
@@ -156,15 +170,15 @@ class ResultsTest(unittest.TestCase):
     def test_an_aot_only_run_keeps_the_earlier_runs_sections_and_names_that_run(self):
         self.render(full_run())
         md, doc = self.render(aot_run("sample-jdk25"))
-        self.assertEqual(doc["single"]["danki"]["warmup_requests"], [2003])
+        self.assertEqual(doc["targets"]["sample"]["single"]["danki"]["warmup_requests"], [2003])
         self.assertEqual(doc["section_runs"]["single"]["commit"], "aaaaaaa")
         self.assertEqual(doc["section_runs"]["aot"]["commit"], "bbbbbbb")
         self.assertEqual(doc["machine"]["commit"], "bbbbbbb")
         self.assertIn("## 1. One new pod\n\n*From an earlier run: 2026-11-26T07:45:09Z at commit aaaaaaa.*", md)
-        self.assertIn("## 5. JDK AOT cache (JDK 25)\n\nOne new pod", md)
+        self.assertIn("## 6. JDK AOT cache (JDK 25)\n\nOne new pod", md)
         self.assertIn("except the sections that name an earlier one", md)
         goals = {(g["goal"], g["target"]) for g in doc["goals"]}
-        self.assertIn(("one new pod: ContainersReady -> Ready (s)", "sample"), goals)
+        self.assertIn(("one new pod: ContainersReady -> Ready (s), median over pods", "sample"), goals)
         self.assertIn(("AOT cache: ContainersReady -> Ready, with / without", "sample-jdk25"), goals)
 
     def test_an_aot_scale_up_of_three_pods_is_judged_on_the_medians_over_its_pods(self):
@@ -175,7 +189,7 @@ class ResultsTest(unittest.TestCase):
             strategy_record("aot", "sample-jdk25", "danki", without, {n: run(900.0, 2003, None) for n in without}),
             strategy_record("aot", "sample-jdk25", "danki_aot", with_cache,
                             {n: run(300.0, 1003, "used") for n in with_cache}, training=TRAINED)])
-        self.assertIn("## 5. JDK AOT cache (JDK 25)\n\n3 new pods at once (0 -> 3), each on a worker node of its own,", md)
+        self.assertIn("## 6. JDK AOT cache (JDK 25)\n\n3 new pods at once (0 -> 3), each on a worker node of its own,", md)
         self.assertIn("as in section 2; each figure is the median over the pods", md)
         # 22 / 40, not the mean's (34 / 53.3) nor the outlier's
         self.assertAlmostEqual(doc["aot"]["containers_ready_to_ready_ratio"], 0.55)
@@ -192,7 +206,7 @@ class ResultsTest(unittest.TestCase):
             strategy_record("boost", "sample", "danki_limited", own, {n: run(900.0, 2003, None) for n in own},
                             {n: 3.0 for n in own}),
             strategy_record("boost", "sample", "danki_boost", boosted, boost_run, {n: 1.5 for n in boosted})])
-        self.assertIn("## 6. CPU boost while gated\n\n3 new pods at once (0 -> 3) per target", md)
+        self.assertIn("## 7. CPU boost while gated\n\n3 new pods at once (0 -> 3) per target", md)
         self.assertIn("| danki at the pod's limit (150m) | danki, boosted to 350m while gated | boosted / own |", md)
         self.assertIn("| WarmupRun status.cpuBoost.summary | -, -, - | 150m->350m, 150m->350m, 150m->350m |  |", md)
         # medians: 30 / 60, and 1.5 / 3.0
@@ -216,7 +230,7 @@ class ResultsTest(unittest.TestCase):
         self.assertEqual((waits["reaction_ms"]["p50"], waits["reaction_ms"]["p95"]), (200, 300))
         self.assertAlmostEqual(waits["decision_to_ready_ms"]["p50"], 50.0, places=3)
         self.assertAlmostEqual(waits["decision_to_ready_ms"]["max"], 60.0, places=3)
-        self.assertIn("## 7. danki's own waits", out)
+        self.assertIn("## 8. danki's own waits", out)
         self.assertIn("| ContainersReady -> first warm-up request | 3 | 200 | 300 | 300 |", out)
 
     def test_a_full_run_replaces_every_section_it_measured(self):
@@ -236,6 +250,88 @@ class ResultsTest(unittest.TestCase):
         md, _ = self.render(full_run())
         self.assertIn("The images were not pulled beforehand", md)
         self.assertIn("earlier run", md)
+
+
+    def test_every_steady_pass_of_every_pod_of_a_target_is_pooled_into_one_reference(self):
+        danki = {f"d{i}": (0.0, 10.0, 20.0) for i in range(5)}
+        none = {f"n{i}": (0.0, 10.0, 10.0) for i in range(5)}
+        _, doc = self.render([machine("2026-11-29T10:00:00Z", "ddddddd"),
+                              strategy_record("single", "sample", "danki", danki, steady=10.0),
+                              strategy_record("single", "sample", "none", none, steady=30.0, ratios={n: 5.0 for n in none})])
+        ref = doc["targets"]["sample"]["pooled_fully_warm"]
+        self.assertEqual((ref["p95"]["groups"], ref["p95"]["samples"]), (30, 3000))
+        # 94 % of the 3,000 are at half their pass's P95 (5 or 15 ms), the slowest 180 at 10 or 30 ms
+        self.assertEqual(doc["targets"]["sample"]["pooled_fully_warm_p95_ms"], 15.0)
+        lo, hi = ref["p95"]["ci95"]
+        self.assertLessEqual(lo, 15.0)
+        self.assertGreaterEqual(hi, 15.0)
+        single = doc["targets"]["sample"]["single"]["danki"]
+        self.assertAlmostEqual(single["first100_p95_over_pooled_median"], 20.0 / 15.0)
+        self.assertAlmostEqual(single["jit_cpu_done_at_ready"]["value"], 0.8)
+
+    def test_goals_say_where_strategies_differ_beyond_their_intervals(self):
+        danki = {f"d{i}": (0.0, 10.0, 22.0) for i in range(6)}
+        peer = {f"p{i}": (0.0, 10.0, 12.0) for i in range(6)}
+        none = {f"n{i}": (0.0, 10.0, 10.0) for i in range(6)}
+        _, doc = self.render([
+            machine("2026-11-29T10:00:00Z", "ddddddd"),
+            strategy_record("scaleup", "sample", "danki", danki, ratios={n: 1.0 + i / 10 for i, n in enumerate(danki)},
+                            trials=[20.0, 24.0]),
+            strategy_record("scaleup", "sample", "peer_node100", peer, ratios={n: 10.0 + i for i, n in enumerate(peer)},
+                            trials=[12.0, 13.0]),
+            strategy_record("scaleup", "sample", "none", none, ratios={n: 100.0 for n in none}, trials=[10.0, 10.0])])
+        goals = {g["goal"]: g for g in doc["goals"] if g["target"] == "sample"}
+        scale = goals["scale-up all Ready, danki / no warm-up"]
+        self.assertAlmostEqual(scale["value"], 22.0 / 10.0)
+        self.assertFalse(scale["met"])
+        self.assertIn("trials 20.0 s, 24.0 s against 10.0 s, 10.0 s", scale["evidence"])
+        beyond = goals["scale-up first-100 P95, danki / peer (upper end of its 95 % interval)"]
+        self.assertTrue(beyond["met"])
+        self.assertLess(beyond["value"], 1.0)
+        self.assertTrue(goals["pooled fully warm P95: 95 % interval within +-15 %"]["met"])
+
+    def test_strategies_whose_intervals_overlap_do_not_differ(self):
+        a = {f"a{i}": (0.0, 10.0, 20.0) for i in range(5)}
+        b = {f"b{i}": (0.0, 10.0, 20.0) for i in range(5)}
+        md, _ = self.render([
+            machine("2026-11-29T10:00:00Z", "ddddddd"),
+            strategy_record("single", "sample", "danki", a, ratios={n: r for n, r in zip(a, (1, 2, 3, 4, 5))}),
+            strategy_record("single", "sample", "none", b, ratios={n: r for n, r in zip(b, (1.5, 2, 3, 4, 6))})])
+        self.assertRegex(md, r"\| first-100 P95 \| no warm-up \| 1.00x \| [0-9.]+ to [0-9.]+x \| no \|")
+
+    def test_routes_the_first_100_sent_that_the_plan_never_warms_are_named(self):
+        r = strategy_record("single", "sample", "danki", {"p": (0.0, 1.0, 2.0)})
+        r["quality"]["p"]["first100"]["sent"] = ["GET /exams/3", "POST /exams/3/answers", "GET /sleep-sync"]
+        md, doc = self.render([machine("2026-11-29T10:00:00Z", "ddddddd"), r])
+        self.assertEqual(doc["targets"]["sample"]["unwarmed_routes"], ["GET /sleep-sync"])
+        self.assertIn("| GET /sleep-sync |", md)
+
+    def test_the_sweep_judges_each_floor_against_the_pooled_reference_of_the_fully_warmed_pods(self):
+        pods = {f"d{i}": (0.0, 10.0, 15.0) for i in range(5)}
+        floor = strategy_record("sweep", "sample", "danki", {"s": (0.0, 10.0, 13.0)}, floor="300",
+                                ratios={"s": 3.0}, steady=10.0)
+        floor["quality"]["s"].update(steady_passes=[], steady_p95=None, jit_cpu_s_fully_warm=None, jit_cpu_s_at_ready=2.5)
+        md, doc = self.render([machine("2026-11-29T10:00:00Z", "ddddddd"),
+                               strategy_record("single", "sample", "danki", pods, steady=10.0), floor])
+        cell = doc["targets"]["sample"]["sweep"]["floor 300"]
+        self.assertAlmostEqual(cell["first100_p95_over_pooled_median"], 30.0 / 10.0)
+        self.assertAlmostEqual(cell["jit_cpu_done_at_ready"]["value"], 0.5)
+        self.assertIn("## 3. danki's floor", md)
+
+    def test_records_of_the_bench_before_its_trials_are_not_judged(self):
+        old = strategy_record("single", "sample", "danki", {"p": (0.0, 1.0, 2.0)})
+        del old["trials"]
+        md, doc = self.render([machine("2026-11-29T10:00:00Z", "ddddddd"), old])
+        self.assertEqual(doc["targets"], {})
+        self.assertNotIn("## 1. One new pod", md)
+
+    def test_the_layout_says_the_nodes_cfs_period(self):
+        records = full_run()
+        records[1]["node_cfs_period_ms"] = 10
+        md, doc = self.render(records)
+        self.assertEqual(doc["layout"]["node_cfs_period_ms"], 10)
+        self.assertIn("a CFS quota over a period of 10 ms", md)
+        self.assertIn("so at most 6.5 ms on a 350m node", md)
 
 
 if __name__ == "__main__":

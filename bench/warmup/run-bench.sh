@@ -50,9 +50,11 @@ source "$REPO/bench/warmup/common.sh"
 source "$BENCH_DIR/scale.sh"
 
 BENCH_SECTIONS=${BENCH_SECTIONS:-single scaleup scale cache}
+NODE_CFS_PERIOD=${NODE_CFS_PERIOD:-10ms}
 BENCH_TARGETS=${BENCH_TARGETS:-sample spring-shop}
-BENCH_SINGLE_STRATEGIES=${BENCH_SINGLE_STRATEGIES:-none serial_fixed100 danki danki_jit}
-BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-none serial_fixed100 danki danki_jit}
+BENCH_SINGLE_STRATEGIES=${BENCH_SINGLE_STRATEGIES:-none peer_node100 danki}
+BENCH_SCALEUP_STRATEGIES=${BENCH_SCALEUP_STRATEGIES:-none peer_node100 danki}
+BENCH_SWEEP_FLOORS=${BENCH_SWEEP_FLOORS:-300 600 1000 2000}
 BENCH_SCALE_N=${BENCH_SCALE_N:-4 8}
 BENCH_CONCURRENCY=${BENCH_CONCURRENCY:-4 16}
 BENCH_FAKE_PODS=${BENCH_FAKE_PODS:-1000}
@@ -135,12 +137,37 @@ bench_aot() {
   bench_strategies aot "$BENCH_AOT_STRATEGIES" "$BENCH_AOT_TARGETS"
 }
 
+# sweep: danki's floor (danki.dev/min-warmup-requests) at each of BENCH_SWEEP_FLOORS, SWEEP_PODS pods each
+bench_sweep() {
+  local t floor
+  step sweep "danki's floor at ${BENCH_SWEEP_FLOORS// /, } requests, ${SWEEP_PODS:-5} pods each per target"
+  for floor in $BENCH_SWEEP_FLOORS; do
+    [[ $floor =~ ^[0-9]+$ ]] || die "BENCH_SWEEP_FLOORS: '$floor' is not a whole number"
+    for t in $BENCH_TARGETS; do
+      info "sweep: $t, floor $floor"
+      BENCH_EXTRA_ANNOTATIONS="${BENCH_EXTRA_ANNOTATIONS:-} danki.dev/min-warmup-requests=$floor" \
+        "$PY" "$BENCH_DIR/cluster_bench.py" sweep "$t" danki || die "sweep $t $floor failed"
+    done
+  done
+}
+
+# trace: what the JVM does while danki's warm-up loop feeds it, the evidence stop_rules.py judges rules by
+bench_trace() {
+  local t
+  step trace "the JIT at work: ${TRACE_PODS:-5} pods per target under ${TRACE_REQUESTS:-8000} warm-up requests"
+  for t in $BENCH_TARGETS; do "$PY" "$BENCH_DIR/trace.py" "$t" || die "trace $t failed"; done
+}
+
 bench_boost() {
   step boost "0 -> $BOOST_PODS per target at a CPU limit of $BOOST_OWN_CPU, danki without and with a boost to $BOOST_CPU"
   BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} cpuBoost.enabled=true" install_operator
   bench_strategies boost "danki_limited danki_boost" "$BENCH_BOOST_TARGETS"
 }
 
+for section in $BENCH_SECTIONS; do
+  [[ $section =~ ^(single|scaleup|sweep|scale|cache|trace|aot|boost)$ ]] ||
+    die "BENCH_SECTIONS: unknown section '$section' (single scaleup sweep scale cache trace aot boost)"
+done
 for section in $BENCH_SECTIONS; do [[ $section == aot || $section == boost ]] || "bench_$section"; done
 # last, as their chart values would otherwise be under every section after them
 if [[ " $BENCH_SECTIONS " == *" boost "* ]]; then bench_boost; fi

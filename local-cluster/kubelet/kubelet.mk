@@ -1,6 +1,6 @@
 # Make targets of the real-kubelet nodes, the local cluster's default; included by the top-level Makefile.
 # The real kubelet on containerd, several nodes with a CPU budget each:
-#   make cluster-up CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_MEMORY=2Gi] [SYSTEM_NODE_CPU=700m]
+#   make cluster-up CLUSTER_INSTANCE=20 CLUSTER_NODES=3 [NODE_CPU=500m] [NODE_CFS_PERIOD=10ms] [NODE_MEMORY=2Gi] [SYSTEM_NODE_CPU=700m]
 #   make cluster-down CLUSTER_INSTANCE=20
 # `make cluster-up` builds what the nodes need first (real-kubelet-deps, the registry, images); `make test` runs
 # test-real-kubelet. See docs/local-cluster-real-kubelet.md.

@@ -14,7 +14,8 @@
 # Env: CLUSTER_NODES (default 3, at most 8), NODE_CPU (each node's CPU budget, millicores as
 #      500m or cores as 0.5; default 500m), NODE_MEMORY (each node's memory budget as 512Mi or 2Gi;
 #      default none: every node reports the host's memory), SYSTEM_NODE_CPU (default none: every
-#      node is a worker; set, node 1 is the system node with that CPU budget, see NODE_ROLE_LABEL).
+#      node is a worker; set, node 1 is the system node with that CPU budget, see NODE_ROLE_LABEL),
+#      NODE_CFS_PERIOD (the period of every node's CFS quota, as 10ms or 100ms; default 10ms).
 
 # shellcheck source=image-names.sh
 source "$LC_HOME/kubelet/image-names.sh"
@@ -27,8 +28,11 @@ NODES_DIR=$CLUSTER_DIR/nodes
 HOST_STATE_DIR=/run/danki-real-kubelet
 CGROUP_FS=/sys/fs/cgroup
 INSTANCE_CGROUP=danki-r$I
-# CFS period of a node's budget (the kernel's default).
-CFS_PERIOD_US=100000
+# CFS period of a node's budget. 10 ms, not the kernel's 100 ms: a node's pods share one quota, and a
+# JVM that spends it in a burst (GC, the JIT's compiler threads) stalls every thread until the next
+# period. At 350m over 100 ms that stall reached 65 ms, which a real node of several cores never shows
+# (bench/results/warmup-notes.md); at 10 ms it is at most 6.5 ms. NODE_CFS_PERIOD=100ms gives the old one.
+NODE_CFS_PERIOD=${NODE_CFS_PERIOD:-10ms}
 # The instance's net agent (local-cluster/net-agent, dev.danki.cluster.net): NetworkPolicy through
 # the danki-net CNI plugin, and Service routing in its own host nftables table (kube-proxy's table
 # name is fixed, so two instances' kube-proxies would share it). Its port is on loopback, above the
@@ -52,6 +56,12 @@ cpu_millis() {
   esac
 }
 NODE_CPU_MILLIS=$(cpu_millis "$NODE_CPU")
+# The kernel takes a quota of at least 1 ms: from 10 ms up, every NODE_CPU of 100m or more has one.
+if ! [[ $NODE_CFS_PERIOD =~ ^[0-9]+ms$ ]] || ((${NODE_CFS_PERIOD%ms} < 10 || ${NODE_CFS_PERIOD%ms} > 1000)); then
+  echo "NODE_CFS_PERIOD must be whole milliseconds from 10ms to 1000ms, got '$NODE_CFS_PERIOD'" >&2
+  exit 2
+fi
+CFS_PERIOD_US=$((${NODE_CFS_PERIOD%ms} * 1000))
 if ! [[ $NODE_CPU_MILLIS =~ ^[0-9]+$ ]] || ((NODE_CPU_MILLIS < 100)); then
   echo "NODE_CPU must be at least 100m (or 0.1), got '$NODE_CPU'" >&2
   exit 2

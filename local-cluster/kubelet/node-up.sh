@@ -181,4 +181,4 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   log "  RSS $NODE_NAME_K: kubelet $(rss "$(pid_of "$KUBELET_COMPONENT")"), containerd $(rss "$(pid_of "$CONTAINERD_COMPONENT")")"
 done
 log "  RSS $NET_AGENT: $(rss "$(pid_of "$NET_AGENT")")"
-log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU${NODE_MEMORY:+ and $NODE_MEMORY memory} each${SYSTEM_NODE_CPU:+ (node 1, the system node: ${SYSTEM_NODE_CPU_MILLIS}m)}"
+log "$CLUSTER_NODES node(s) of instance $I Ready, ${NODE_CPU_MILLIS}m CPU (CFS period $NODE_CFS_PERIOD)${NODE_MEMORY:+ and $NODE_MEMORY memory} each${SYSTEM_NODE_CPU:+ (node 1, the system node: ${SYSTEM_NODE_CPU_MILLIS}m)}"

@@ -39,7 +39,7 @@ for ((k = 1; k <= CLUSTER_NODES; k++)); do
   mem=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.allocatable.memory}')
   check "$NODE_NAME_K: allocatable memory is its budget 1Gi ($mem)" test "$mem" == 1Gi
   quota=$(cat "$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_quota_us" 2>/dev/null)/$(cat "$CGROUP_FS/cpu/$NODE_CGROUP/cpu.cfs_period_us" 2>/dev/null)
-  check "$NODE_NAME_K: CFS quota on /$NODE_CGROUP is 50000/100000" test "$quota" == 50000/100000
+  check "$NODE_NAME_K: CFS quota on /$NODE_CGROUP is 500m over a 10 ms period (5000/10000)" test "$quota" == 5000/10000
   ip=$("${K[@]}" get node "$NODE_NAME_K" -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
   check "$NODE_NAME_K: InternalIP is its bridge address $NODE_IP" test "$ip" == "$NODE_IP"
   hosts=$(grep -l "^\[host.\"http://$REGISTRY_ADDR\"\]$" "$CONTAINERD_DIR"/certs.d/*/hosts.toml 2>/dev/null | wc -l)

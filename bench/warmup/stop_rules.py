@@ -1,0 +1,211 @@
+"""Replays candidate warm-up stop rules over the cluster's JIT traces (trace.py): where each would have
+stopped, and how much of the JIT's work was done there.
+
+  stop_rules.py TRACES_JSONL [JSON_PATH]   markdown on stdout; with JSON_PATH the figures as JSON
+
+A trace is one fresh pod under danki's warm-up loop (4 in flight) for a fixed number of requests, with its
+CPU, its node's throttling and its JIT compiler threads' CPU sampled on the host. Its answers are cut into
+blocks as warmup.js cuts them, and each block gets what k6 could see of it (throughput, P50, P95) and what
+only the host sees (the pod's CPU per request, the compiler threads' share of the block's wall time). A
+rule sees the blocks one by one, as warmup.js would, and stops at the first block where it says so; the
+verdict is read from the host's side at that block: the share of the trace's JIT CPU already spent, and the
+CPU per request against the trace's last blocks.
+"""
+
+import json
+import statistics
+import sys
+
+sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__file__), "..", "lib"))
+from stats import percentile  # noqa: E402
+
+
+def interpolate(samples, key, t):
+    """A counter of SAMPLES (sorted by t; KEY picks its value, None where unread) at host time T."""
+    points = [(s["t"], key(s)) for s in samples if key(s) is not None]
+    if not points:
+        return None
+    if t <= points[0][0]:
+        return points[0][1]
+    for (t0, v0), (t1, v1) in zip(points, points[1:]):
+        if t0 <= t <= t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if t1 > t0 else v1
+    return points[-1][1]
+
+
+def pod_cpu(s):
+    return (s.get("pod") or {}).get("cpu_s")
+
+
+def compiler_cpu(s):
+    return (s.get("jit") or {}).get("compiler_s")
+
+
+def mxbean(s):
+    return s.get("mxbean_ms")
+
+
+def blocks(trace, size):
+    """The trace's answers in blocks of SIZE, each with what k6 and the host saw of it."""
+    answers = sorted(trace["answers"])
+    samples = sorted(trace["samples"], key=lambda s: s["t"])
+    out, start = [], answers[0][0] - answers[0][1] / 1000 if answers else None
+    for i in range(0, len(answers) - size + 1, size):
+        block = answers[i:i + size]
+        end = block[-1][0]
+        wall = end - start
+        latencies = [ms for _, ms in block]
+        cpu = [interpolate(samples, pod_cpu, t) for t in (start, end)]
+        jit = [interpolate(samples, compiler_cpu, t) for t in (start, end)]
+        mx = [interpolate(samples, mxbean, t) for t in (start, end)]
+        out.append({"requests": i + size, "end": end, "wall_s": wall, "throughput": size / wall if wall > 0 else None,
+                    "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+                    "cpu_ms_per_request": (cpu[1] - cpu[0]) * 1000 / size if None not in cpu else None,
+                    "jit_cpu_s": jit[1], "jit_share": (jit[1] - jit[0]) / wall if None not in jit and wall > 0 else None,
+                    "mxbean_share": (mx[1] - mx[0]) / 1000 / wall if None not in mx and wall > 0 else None})
+        start = end
+    return out
+
+
+# ---- the rules, each a function of the blocks seen so far -> stop now? -------------------------------------
+
+def plateau(values, stable, tolerance, better):
+    """The last STABLE values did not beat the best before them by more than TOLERANCE (a share of it)."""
+    if len(values) < stable + 1:
+        return False
+    earlier, recent = values[:-stable], values[-stable:]
+    if better == "lower":
+        best, now = min(earlier), min(recent)
+        return best - now <= tolerance * best
+    best, now = max(earlier), max(recent)
+    return now - best <= tolerance * best
+
+
+def rule(name, key, better, stable, tolerance, floor):
+    def stop(seen):
+        return seen[-1]["requests"] >= floor and plateau([b[key] for b in seen], stable, tolerance, better)
+    return {"name": name, "key": key, "stable": stable, "tolerance": tolerance, "floor": floor, "stop": stop}
+
+
+def windows(name, key, window, tolerance, floor):
+    """The median of the last WINDOW blocks' KEY (higher is better) gained at most TOLERANCE over the median of
+    the WINDOW blocks before them: a plateau judged on medians, so one lucky or unlucky block moves neither."""
+    def stop(seen):
+        if seen[-1]["requests"] < floor or len(seen) < 2 * window:
+            return False
+        now = statistics.median(b[key] for b in seen[-window:])
+        before = statistics.median(b[key] for b in seen[-2 * window:-window])
+        return now - before <= tolerance * before
+    return {"name": name, "key": key, "window": window, "tolerance": tolerance, "floor": floor, "stop": stop}
+
+
+def slope(name, key, window, per_1000, floor):
+    """The least-squares slope of log KEY over the last WINDOW blocks, per 1,000 requests, is at most PER_1000:
+    throughput still rising by less than that share per 1,000 more requests."""
+    import math
+
+    def stop(seen):
+        if seen[-1]["requests"] < floor or len(seen) < window:
+            return False
+        xs = [b["requests"] / 1000 for b in seen[-window:]]
+        ys = [math.log(b[key]) for b in seen[-window:]]
+        mx, my = sum(xs) / window, sum(ys) / window
+        k = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        return k <= math.log(1 + per_1000)
+    return {"name": name, "key": key, "window": window, "per_1000": per_1000, "floor": floor, "stop": stop}
+
+
+def share_rule(name, key, quiet, stable, floor):
+    def stop(seen):
+        shares = [b[key] for b in seen[-stable:]]
+        return (seen[-1]["requests"] >= floor and len(seen) >= stable
+                and all(s is not None and s <= quiet for s in shares))
+    return {"name": name, "key": key, "quiet": quiet, "stable": stable, "floor": floor, "stop": stop}
+
+
+def candidates():
+    rules = [rule("latency P95 (today's default)", "p95", "lower", 3, 0.05, 2000)]
+    for floor in (300, 1000):
+        for stable in (2, 3):
+            for tolerance in (0.05, 0.1):
+                rules.append(rule(f"throughput best, {stable} blocks within {tolerance:.0%}, floor {floor}", "throughput",
+                                  "higher", stable, tolerance, floor))
+        for window in (2, 3):
+            for tolerance in (0.05, 0.1):
+                rules.append(windows(f"throughput medians, windows of {window}, gain <= {tolerance:.0%}, floor {floor}",
+                                     "throughput", window, tolerance, floor))
+        for window in (4, 6):
+            for per_1000 in (0.05, 0.1):
+                rules.append(slope(f"throughput slope over {window} blocks <= {per_1000:.0%} per 1,000, floor {floor}",
+                                   "throughput", window, per_1000, floor))
+        rules.append(rule(f"P50, 3 blocks within 5%, floor {floor}", "p50", "lower", 3, 0.05, floor))
+        rules.append(share_rule(f"compile share (MXBean) <= 50%, 2 blocks, floor {floor}", "mxbean_share", 0.5, 2, floor))
+    return rules
+
+
+def replay(trace_blocks, candidate):
+    for i in range(len(trace_blocks)):
+        if candidate["stop"](trace_blocks[: i + 1]):
+            return i
+    return None
+
+
+def verdict(trace_blocks, i):
+    """The host's view at block I: the share of the trace's JIT CPU spent, CPU per request against the last
+    five blocks'."""
+    jit_end = trace_blocks[-1]["jit_cpu_s"]
+    final_cpu = statistics.median(b["cpu_ms_per_request"] for b in trace_blocks[-5:] if b["cpu_ms_per_request"])
+    b = trace_blocks[i] if i is not None else trace_blocks[-1]
+    return {"requests": b["requests"], "seconds": b["end"] - trace_blocks[0]["end"] + trace_blocks[0]["wall_s"],
+            "jit_done": b["jit_cpu_s"] / jit_end if jit_end else None,
+            "cpu_per_request_over_final": b["cpu_ms_per_request"] / final_cpu if final_cpu else None,
+            "stopped": i is not None}
+
+
+def analyse(traces, size):
+    per_target = {}
+    for t in traces:
+        per_target.setdefault(t["target"], []).append(blocks(t, size))
+    results = {}
+    for target, all_blocks in per_target.items():
+        rows = []
+        for candidate in candidates():
+            verdicts = [verdict(b, replay(b, candidate)) for b in all_blocks]
+            rows.append({"rule": candidate["name"], "pods": len(verdicts),
+                         "stopped": sum(v["stopped"] for v in verdicts),
+                         **{k: statistics.median(v[k] for v in verdicts if v[k] is not None)
+                            for k in ("requests", "seconds", "jit_done", "cpu_per_request_over_final")},
+                         "jit_done_min": min(v["jit_done"] for v in verdicts if v["jit_done"] is not None)})
+        results[target] = {"block_size": size, "rules": rows,
+                           "curves": [[{k: b[k] for k in ("requests", "end", "throughput", "p50", "p95",
+                                                          "cpu_ms_per_request", "jit_share", "mxbean_share",
+                                                          "jit_cpu_s")} for b in bl] for bl in all_blocks]}
+    return results
+
+
+def markdown(results):
+    out = []
+    for target, r in results.items():
+        out += [f"### {target} (blocks of {r['block_size']})", "",
+                "| rule | stopped | requests (median) | seconds (median) | JIT CPU done (median, min) | "
+                "CPU per request / final |", "|---|---|---|---|---|---|"]
+        for row in r["rules"]:
+            out.append(f"| {row['rule']} | {row['stopped']}/{row['pods']} | {row['requests']:,.0f} | "
+                       f"{row['seconds']:.1f} | {row['jit_done']:.0%}, {row['jit_done_min']:.0%} | "
+                       f"{row['cpu_per_request_over_final']:.2f}x |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv):
+    traces = [json.loads(line) for line in open(argv[1])]
+    size = int(argv[3]) if len(argv) > 3 else 200
+    results = analyse(traces, size)
+    print(markdown(results))
+    if len(argv) > 2 and argv[2] != "-":
+        with open(argv[2], "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
