@@ -37,6 +37,7 @@ import json
 import os
 import statistics
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "targets"))
@@ -118,9 +119,19 @@ def ready_count(pods, exclude):
     return sum(1 for n, p in pods.items() if n not in exclude and p["ready"])
 
 
-def warmup_runs(namespace, pods):
-    runs = get_json("-n", namespace, "warmupruns")["items"]
-    return {r["spec"]["podName"]: r.get("status", {}) for r in runs if r["spec"].get("podName") in pods}
+FINAL_PHASES = ("Succeeded", "Failed", "Cancelled")
+
+
+def warmup_runs(namespace, pods, timeout_s=60):
+    """The WarmupRun status of each of PODS, once every one has ended (danki writes the gate before the
+    run's final status), or as it is after TIMEOUT_S."""
+    deadline = time.time() + timeout_s
+    while True:
+        runs = {r["spec"]["podName"]: r.get("status", {}) for r in get_json("-n", namespace, "warmupruns")["items"]
+                if r["spec"].get("podName") in pods}
+        if all(s.get("phase") in FINAL_PHASES for s in runs.values()) or time.time() > deadline:
+            return runs
+        time.sleep(0.5)
 
 
 def pod_annotations(namespace, pods, key):

@@ -30,6 +30,9 @@ install_operator() {
   # BENCH_OPERATOR_TAG=baseline (an earlier build kept under its own tag), runs only if named by digest
   digest=$(registry_digest danki/operator "${BENCH_OPERATOR_TAG:-dev}") ||
     die "danki/operator:${BENCH_OPERATOR_TAG:-dev} is not in the cluster's registry (make images)"
+  # Helm installs a chart's CRDs once and never upgrades them: a status field the cluster's CRD lacks fails
+  # the operator's whole status write. BENCH_CRDS: the CRDs of another build (an earlier one's, with its tag).
+  $K apply --server-side --force-conflicts -f "${BENCH_CRDS:-$REPO/charts/danki/crds}" >/dev/null
   # On the system node, as on a real cluster's system pool: its k6 children never take the CPU of the
   # nodes that run the targets' pods.
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
