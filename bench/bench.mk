@@ -46,11 +46,23 @@ test-bench-reports: ## The bench's report writers (bench/warmup/*_test.py) on sy
 	@python3 -m unittest discover -s $(REPO)/bench/warmup -p '*_test.py'
 
 .PHONY: bench-stop-rule
-bench-stop-rule: bench-targets tool-k6 ## Requests needed, concurrency and stop rule, on fresh JVMs of both targets on loopback; writes bench/results/stop-rule.md and .json (about 60 min).
+bench-stop-rule: bench-targets tool-k6 ## History: requests needed, concurrency and the old latency rule, on fresh JVMs of both targets on loopback; writes bench/results/stop-rule-loopback.md and .json (about 60 min). The rule of today is chosen on the cluster: bench-stop-rule-cluster.
 	@K6=$(K6) python3 $(REPO)/bench/stop-rule/run.py
-	@python3 $(REPO)/bench/stop-rule/report.py $(WORK)/bench-stop-rule/records.jsonl $(REPO)/bench/results/stop-rule.json \
-	  >$(REPO)/bench/results/stop-rule.md
-	@cat $(REPO)/bench/results/stop-rule.md
+	@python3 $(REPO)/bench/stop-rule/report.py $(WORK)/bench-stop-rule/records.jsonl $(REPO)/bench/results/stop-rule-loopback.json \
+	  >$(REPO)/bench/results/stop-rule-loopback.md
+	@cat $(REPO)/bench/results/stop-rule-loopback.md
+
+.PHONY: bench-stop-rule-cluster
+bench-stop-rule-cluster: build tools-cluster tool-helm bench-targets ## The stop rule on the bench's cluster: JIT traces of 5 pods per target (BENCH_SECTIONS=trace), candidate rules replayed on them, and danki's floor swept (sweep); writes bench/results/stop-rule.md and stop-rule-traces.json, and the sweep into warmup.md and .json (about 60 min).
+	@$(MAKE) --no-print-directory bench BENCH_SECTIONS="trace sweep"
+	@$(MAKE) --no-print-directory stop-rule-results
+
+.PHONY: stop-rule-results
+stop-rule-results: ## Re-render bench/results/stop-rule.md from the last traces (.work/bench/traces.jsonl, else stop-rule-traces.json) and the sweep in warmup.json.
+	@if [ -s $(WORK)/bench/traces.jsonl ]; then \
+	  python3 $(REPO)/bench/warmup/stop_rules.py $(WORK)/bench/traces.jsonl $(REPO)/bench/results/stop-rule-traces.json >/dev/null; fi
+	@python3 $(REPO)/bench/warmup/stop_rule_report.py $(REPO)/bench/results/stop-rule-traces.json \
+	  $(REPO)/bench/results/warmup.json >$(REPO)/bench/results/stop-rule.md
 
 .PHONY: soak
 soak: build tools ## Soak: SOAK_MINUTES (default 30) of scale churn and failing warm-ups on local-cluster instance 6, the operator's RSS, heap, fds, threads and k6 processes sampled; writes bench/results/soak.md and .json (about SOAK_MINUTES + 3 min).

@@ -15,6 +15,7 @@ import podcpu
 from k6run import full_warm, user_pass
 
 STEADY_PASSES = 3
+FIRST = 100
 
 
 class FirstRequests:
@@ -48,8 +49,12 @@ class FirstRequests:
         try:
             pod = self.pods.snapshot()[name]
             self.cpu[name] = podcpu.PodCpu(pod["node"], pod["uid"], self.target.pod_jar)
-            self.results[name] = measured_pass(self.cpu[name], lambda: user_pass(
+            result = measured_pass(self.cpu[name], lambda: user_pass(
                 self.out, self.target, f"http://{address}:8080", f"{self.label}-{name}-first"))
+            # a pass cut short (its pod gone, k6 stopped) would read as a faster one: it is an error instead
+            if result["count"] < FIRST:
+                raise RuntimeError(f"first 100 cut short: {result['count']} answers")
+            self.results[name] = result
         except (RuntimeError, OSError, KeyError, ValueError) as e:
             self.errors[name] = str(e)
 

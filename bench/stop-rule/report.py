@@ -1,4 +1,4 @@
-"""Writes bench/results/stop-rule.md (on stdout) and stop-rule.json from one `make bench-stop-rule` run's
+"""Writes bench/results/stop-rule-loopback.md (on stdout) and stop-rule-loopback.json from one `make bench-stop-rule` run's
 records (bench/stop-rule/run.py)."""
 
 import json

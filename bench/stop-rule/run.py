@@ -10,7 +10,7 @@ A good setting stops early and leaves the first 100 within 1.25x of fully warm.
 
 Sections (BENCH_SECTIONS, default all): `needed` (a fixed number of warm-up requests, N), `concurrency`
 (requests in flight at a fixed N), `rules` (the adaptive stop rules). Records go to
-.work/bench-stop-rule/records.jsonl; report.py writes bench/results/stop-rule.md and .json from them.
+.work/bench-stop-rule/records.jsonl; report.py writes bench/results/stop-rule-loopback.md and .json from them.
 
 Env: BENCH_SECTIONS, BENCH_TARGETS (sample spring-shop), BENCH_REPEATS (2), K6 (bin/k6), BENCH_APPEND=1
 adds to the last run's records instead of starting afresh.

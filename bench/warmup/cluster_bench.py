@@ -174,12 +174,13 @@ def experiment(section, target, strategy):
                 continue
             record["trials"].append(trial)
             first.wait_started(trial["pods"], 60)
+            # their first 100 end before the next step, which may scale them away
+            first.settle()
             if strategy.startswith("danki"):
                 record["runs"].update(warmup_runs(namespace, trial["pods"]))
             if section == "aot" or training:
                 record.setdefault("pod_aot_cache", {}).update(pod_annotations(namespace, trial["pods"], AOT_ANNOTATION))
             if i in warm_after:
-                first.settle()
                 record["quality"].update(first.fully_warm([n for n in first.results if n not in record["quality"]]))
         first.settle()
         if section == "sweep":

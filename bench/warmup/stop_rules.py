@@ -2,6 +2,7 @@
 stopped, and how much of the JIT's work was done there.
 
   stop_rules.py TRACES_JSONL [JSON_PATH]   markdown on stdout; with JSON_PATH the figures as JSON
+                                          (stop_rule_report.py writes bench/results/stop-rule.md from it)
 
 A trace is one fresh pod under danki's warm-up loop (4 in flight) for a fixed number of requests, with its
 CPU, its node's throttling and its JIT compiler threads' CPU sampled on the host. Its answers are cut into
@@ -162,6 +163,11 @@ def verdict(trace_blocks, i):
             "stopped": i is not None}
 
 
+BLOCK_SIZES = (100, 200)
+MILESTONES = (600, 1000, 2000, 4000, 8000)
+"""Requests at which the JIT-at-work table reads each trace."""
+
+
 def analyse(traces, size):
     per_target = {}
     for t in traces:
@@ -176,17 +182,55 @@ def analyse(traces, size):
                          **{k: statistics.median(v[k] for v in verdicts if v[k] is not None)
                             for k in ("requests", "seconds", "jit_done", "cpu_per_request_over_final")},
                          "jit_done_min": min(v["jit_done"] for v in verdicts if v["jit_done"] is not None)})
-        results[target] = {"block_size": size, "rules": rows,
-                           "curves": [[{k: b[k] for k in ("requests", "end", "throughput", "p50", "p95",
-                                                          "cpu_ms_per_request", "jit_share", "mxbean_share",
-                                                          "jit_cpu_s")} for b in bl] for bl in all_blocks]}
+        results[target] = {"block_size": size, "rules": rows}
     return results
+
+
+def jit_at_work(traces):
+    """Per target, medians over its traces at each milestone: seconds since the first answer, requests/s of
+    the block ending there, CPU per request, the compiler threads' share of the pod's CPU and of the wall
+    time; and over each whole trace, its node's throttled share of CFS periods, and the compiler CPU spent
+    in the TAIL after the load stopped."""
+    out = {}
+    for target in sorted({t["target"] for t in traces}):
+        mine = [t for t in traces if t["target"] == target]
+        rows = []
+        for m in MILESTONES:
+            at = [next((b for b in blocks(t, 200) if b["requests"] >= m), None) for t in mine]
+            at = [b for b in at if b]
+            if not at:
+                continue
+            t0 = [blocks(t, 200)[0] for t in mine]
+            rows.append({"requests": m,
+                         "seconds": statistics.median(b["end"] - first["end"] + first["wall_s"] for b, first in zip(at, t0)),
+                         "throughput": statistics.median(b["throughput"] for b in at),
+                         "cpu_ms_per_request": statistics.median(b["cpu_ms_per_request"] for b in at),
+                         "jit_share_of_wall": statistics.median(b["jit_share"] for b in at if b["jit_share"] is not None)})
+        throttled, tails, shares = [], [], []
+        for t in mine:
+            samples = sorted(t["samples"], key=lambda x: x["t"])
+            loaded = [x for x in samples if x["t"] <= t["t_end"] and x.get("node") and x.get("jit")]
+            first, last = loaded[0], loaded[-1]
+            periods = last["node"]["nr_periods"] - first["node"]["nr_periods"]
+            throttled.append((last["node"]["nr_throttled"] - first["node"]["nr_throttled"]) / periods if periods else None)
+            pod = last["pod"]["cpu_s"] - first["pod"]["cpu_s"]
+            shares.append((last["jit"]["compiler_s"] - first["jit"]["compiler_s"]) / pod if pod else None)
+            after = [x for x in samples if x["t"] > t["t_end"] and x.get("jit")]
+            if after:
+                tails.append(after[-1]["jit"]["compiler_s"] - last["jit"]["compiler_s"])
+        out[target] = {"pods": len(mine), "requests": mine[0]["requests"], "milestones": rows,
+                       "node_throttled_share": statistics.median(v for v in throttled if v is not None),
+                       "compiler_share_of_pod_cpu": statistics.median(v for v in shares if v is not None),
+                       "compiler_cpu_s_after_load": statistics.median(tails) if tails else None,
+                       "tail_s": mine[0].get("t_end") and statistics.median(
+                           max(x["t"] for x in t["samples"]) - t["t_end"] for t in mine)}
+    return out
 
 
 def markdown(results):
     out = []
     for target, r in results.items():
-        out += [f"### {target} (blocks of {r['block_size']})", "",
+        out += [f"### {target}, blocks of {r['block_size']}", "",
                 "| rule | stopped | requests (median) | seconds (median) | JIT CPU done (median, min) | "
                 "CPU per request / final |", "|---|---|---|---|---|---|"]
         for row in r["rules"]:
@@ -199,12 +243,13 @@ def markdown(results):
 
 def main(argv):
     traces = [json.loads(line) for line in open(argv[1])]
-    size = int(argv[3]) if len(argv) > 3 else 200
-    results = analyse(traces, size)
-    print(markdown(results))
+    by_size = {size: analyse(traces, size) for size in BLOCK_SIZES}
+    print("\n".join(markdown(r) for r in by_size.values()))
     if len(argv) > 2 and argv[2] != "-":
         with open(argv[2], "w") as f:
-            json.dump(results, f, indent=1)
+            json.dump({"pods": len(traces), "jit_at_work": jit_at_work(traces),
+                       "replay": {str(size): r for size, r in by_size.items()}}, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

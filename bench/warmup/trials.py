@@ -55,7 +55,8 @@ def start_replicas(section):
 
 def run_trial(namespace, name, watch, n_from, n_to, timeout_s, pod_jar):
     """One scale of Deployment NAME; for a scale-up, waits until its new pods are Ready (or TIMEOUT_S)."""
-    before_pods = set(live_pods(namespace, name))
+    # every pod the watch has seen: those of an earlier trial are gone from the API, not from the watch
+    before_pods = set(live_pods(namespace, name)) | set(watch.snapshot())
     before = cpu.snapshot(pod_jar)
     t_scale = time.time()
     scale(namespace, name, n_to)
