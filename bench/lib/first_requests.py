@@ -51,9 +51,8 @@ class FirstRequests:
             self.cpu[name] = podcpu.PodCpu(pod["node"], pod["uid"], self.target.pod_jar)
             result = measured_pass(self.cpu[name], lambda: user_pass(
                 self.out, self.target, f"http://{address}:8080", f"{self.label}-{name}-first"))
-            # a pass cut short (its pod gone, k6 stopped) would read as a faster one: it is an error instead
-            if result["count"] < FIRST:
-                raise RuntimeError(f"first 100 cut short: {result['count']} answers")
+            # a cold pod may leave some unanswered past k6's 30 s grace: its percentiles are then a floor
+            result["unanswered"] = max(0, FIRST - result["count"])
             self.results[name] = result
         except (RuntimeError, OSError, KeyError, ValueError) as e:
             self.errors[name] = str(e)

@@ -19,6 +19,22 @@ import merged_records  # noqa: E402
 import strategies_report  # noqa: E402
 from targets import TARGETS  # noqa: E402
 
+RENAMED_KEYS = [
+    ("single, scaleup (the sample's, at the top)", "targets.<target>.single, .scaleup",
+     "each target under `targets` only"),
+    ("<section>.serial_fixed100", "<section>.peer_node100",
+     "the simulated peer is the common node-local design now (a warmer per node, 10 pods at once), not a serial one"),
+    ("first100_over_fully_warm, first100_over_fully_warm_median", "first100_p95_over_pooled, first100_p95_over_pooled_median",
+     "first-100 P95 over the target's pooled fully warm P95, not over each pod's own (which swung 27x on one pod)"),
+    ("containers_ready_to_ready_s (one number, single)", "containers_ready_to_ready_s (every pod), _median, _interval",
+     "5 trials per cell"),
+    ("all_ready_s (one scale)", "all_ready_s (median of the trials), all_ready_s_trials", "2 trials of 1 -> 4 per cell"),
+    ("", "pooled_fully_warm, pooled_fully_warm_p95_ms, first100.{p50,p90,p95}, jit_cpu_done_at_ready, "
+         "first100_node_throttled_share_median, unwarmed_routes, layout.node_cfs_period_ms, sweep", "new"),
+]
+"""warmup.json keys renamed or replaced by the bench that pools its reference (issue 46 asks them listed)."""
+
+
 def ms(v):
     return "-" if v is None else f"{v:,.0f}" if v >= 10 else f"{v:.1f}"
 
@@ -249,6 +265,14 @@ def main(path, json_path=None):
                 "Ready as the bench's watch saw it, which adds the kubelet's Ready condition and the watch. "
                 "Percentiles by nearest rank.", "",
                 critical_path.section_markdown(waits, table, ms), ""]
+    if strategies:
+        doc["renamed_keys"] = RENAMED_KEYS
+        out += ["## Keys of warmup.json that changed", "",
+                "With the bench that pools its fully warm reference (commit a36c801), these keys of warmup.json "
+                "were renamed or replaced; the figures under the old ones are not comparable with the new.", "",
+                table(["before", "now", "why"],
+                      [[f"`{a}`" if a else "-", f"`{b}`" if b else "-", why] for a, b, why in RENAMED_KEYS]),
+                ""]
     print("\n".join(out))
     if json_path:
         doc["machine"] = {k: v for k, v in machine.items() if k != "run"}  # section_runs says which run

@@ -5,9 +5,11 @@ traces (stop-rule-traces.json, stop_rules.py) and the floor sweep of the bench (
 """
 
 import json
+import os
 import sys
 
-from strategies_report import interval_text, table
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from strategies_report import interval_text, table  # noqa: E402
 
 RULE = "throughput medians, windows of 3, gain <= 10%, floor 300"
 """The replayed candidate that is danki's default rule (BLOCK_SIZE 200, WINDOW 3, TOLERANCE 0.1)."""
@@ -29,7 +31,7 @@ def jit_section(traces):
                 f"Over the whole trace the compiler threads took {t['compiler_share_of_pod_cpu'] * 100:.0f} % of the "
                 f"pod's CPU, and the node was throttled in {t['node_throttled_share'] * 100:.1f} % of its CFS periods "
                 f"(the closed loop keeps it saturated). In the {fmt(t['tail_s'], 1)} s after the load stopped they spent "
-                f"{fmt(t['compiler_cpu_s_after_load'], 2)} CPU s more.", ""]
+                f"{fmt(t['compiler_cpu_s_after_load'], 2)} CPU s more, most of it in the first two seconds.", ""]
     return out
 
 
@@ -94,9 +96,12 @@ def main(traces_path, warmup_path):
     out += ["At 350m neither JVM is done compiling after 8,000 requests: the compiler threads hold about 40 % of "
             "the pod's quota the whole time, while the pod's requests/s keeps climbing. HotSpot compiles the "
             "methods its traffic makes hot, and at this CPU it has more of them queued than it can compile, which "
-            "is why compiling stops within a second or two of the load stopping (queued compiles of methods that "
-            "stopped running are dropped) rather than draining a backlog. A stop rule cannot make this JIT "
-            "finish sooner; more CPU during the warm-up can (`danki.dev/warmup-cpu`).", "",
+            "is why compiling stops within a second or two of the load stopping (HotSpot drops queued compiles of "
+            "methods that stopped running) rather than draining a backlog with the whole quota free. (The "
+            "spring-shop traces ran with the 1 s drain at the end of their load, so their tail is after it; the "
+            "sample's ran before the drain existed.) That second is the drain's: at 10 requests/s the queue keeps "
+            "its methods running and gets the CPU. A stop rule cannot make this JIT finish sooner; more CPU "
+            "during the warm-up can (`danki.dev/warmup-cpu`).", "",
             "## Candidate rules, replayed", "",
             "Each candidate sees a trace's blocks one by one, as `warmup.js` would, and stops at the first block "
             "where it says so. What it could not see is read from the host at that block: the share of the "

@@ -125,7 +125,7 @@ def share_rule(name, key, quiet, stable, floor):
 
 
 def candidates():
-    rules = [rule("latency P95 (today's default)", "p95", "lower", 3, 0.05, 2000)]
+    rules = [rule("latency P95 (the rule before)", "p95", "lower", 3, 0.05, 2000)]
     for floor in (300, 1000):
         for stable in (2, 3):
             for tolerance in (0.05, 0.1):
