@@ -5,7 +5,7 @@ import os
 from html import escape
 
 from latency import PERCENTILES, summarize
-from report import COLD, PUBLISHED, WARM, fmt, run_row, state_rows, verdict
+from report import COLD, PUBLISHED, WARM, fmt, protocols, run_row, state_rows, verdict
 from svg_chart import grouped_bars, latency_over_time
 
 COLOURS = {WARM: "#1a7f37", COLD: "#cf222e"}
@@ -118,9 +118,11 @@ reference.</p>
 {table(['deployment', 'pod'] + pcts + ['exam starts'], per_pod)}
 
 <h2>danki's record: WarmupRuns</h2>
-<p class="note">The operator's cold pass is what real users would have met on that pod; the warm pass is what they
-get. These are single HTTP requests of the paths in <code>danki.dev/paths</code> (ms), not whole exam starts.
-Requests: cold pass / warm-up / warm pass.</p>
+<p class="note">The operator's cold figures are what the pod answered before it was warm; the warm pass is what
+its users get. These are single HTTP requests of the paths in <code>danki.dev/paths</code> (ms), not whole exam
+starts, measured as the WarmupRuns record it ({escape(protocols(runs))}): figures taken from the warm-up's first
+answers show the pod's cold service time, not the queue users arriving at a fixed rate would build.
+Requests: cold / warm-up (with the drain) / warm pass.</p>
 <div class="wide">{table(['pod', 'phase', 'stop', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}</div>
 {run_bars}
 

@@ -50,7 +50,24 @@ def run_row(run):
             "stop": st.get("stopReason") or "-", "requests": req_text,
             "cold": [(st.get("cold") or {}).get(f"p{p}") for p in PERCENTILES],
             "warm": [(st.get("warm") or {}).get(f"p{p}") for p in PERCENTILES],
+            "protocol": {k: protocol(st.get(k)) for k in ("cold", "warm")},
             "start": st.get("startTime"), "end": st.get("completionTime")}
+
+
+def protocol(figures):
+    """How a WarmupRun's pass was measured, in words: `100 at 20/s` or `the warm-up's first 100, 4 in flight`."""
+    figures = figures or {}
+    if figures.get("source") == "warmup":
+        return f"the warm-up's first {figures.get('requests', '?')}, {figures.get('concurrency', '?')} in flight"
+    if figures.get("source") == "open":
+        return f"{figures.get('requests', '?')} at {fmt(figures.get('ratePerSecond'))}/s"
+    return "?"
+
+
+def protocols(runs):
+    """The passes' protocols of RUNS, each once: what the cold and warm columns measured."""
+    seen = {k: sorted({run_row(r)["protocol"][k] for r in runs}) for k in ("cold", "warm")}
+    return "; ".join(f"{k}: {', '.join(v)}" for k, v in seen.items() if v)
 
 
 def fmt(v):
@@ -66,9 +83,10 @@ def text_table(header, rows):
 def runs_table(out):
     header = ["pod", "phase", "stop", "req cold/warm-up/warm"] + [f"cold P{p}" for p in PERCENTILES] \
         + [f"warm P{p}" for p in PERCENTILES]
+    runs = load_runs(out)
     rows = [[r["pod"], r["phase"], r["stop"], r["requests"]] + [fmt(v) for v in r["cold"]]
-            + [fmt(v) for v in r["warm"]] for r in map(run_row, load_runs(out))]
-    return text_table(header, rows) if rows else "(no WarmupRuns found)"
+            + [fmt(v) for v in r["warm"]] for r in map(run_row, runs)]
+    return text_table(header, rows) + f"\n(measured as {protocols(runs)})" if rows else "(no WarmupRuns found)"
 
 
 def load_results(out):

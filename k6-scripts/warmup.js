@@ -1,19 +1,23 @@
 // warmup.js: how slow is a fresh JVM pod for its first users, and how fast once warmed?
 //
 // One k6 process runs three phases against BASE_URL, so k6's start-up cost is paid once:
-//   1. cold:    REQUESTS requests at RATE/s, open model (sent on schedule, not after the previous
-//               answer): what the pod's first users would have met.
+//   1. cold:    the warm-up's first REQUESTS answers (COLD_PASS=warmup, the default: no time of its own),
+//               or, with COLD_PASS=open, REQUESTS requests at RATE/s, open model (sent on schedule, not after
+//               the previous answer): what the pod's first users would have met.
 //   2. warm-up: a closed loop at the pod's capacity: WARMUP_CONCURRENCY requests in flight, the next
 //               sent as soon as one answers, never faster than WARMUP_RATE/s. The answers are cut
 //               into blocks of BLOCK_SIZE; once MIN_WARMUP_REQUESTS were sent, after each block:
+//               - stop once the median throughput (answers/s) of the last WINDOW blocks beat the median
+//                 of the WINDOW blocks before them by at most TOLERANCE: the pod, kept saturated, has
+//                 stopped getting faster, so its work per request has stopped falling (Converged);
 //               - with JIT_METRICS_URL (the pod's Prometheus page with jvm_compilation_time_ms_total
-//                 or jvm_compilation_time_seconds_total): stop once the JIT compiled at most
-//                 JIT_QUIET_MS per block for JIT_QUIET_BLOCKS blocks in a row (JitSettled);
-//               - otherwise: stop once the last STABLE_BLOCKS blocks' P95 did not beat the best block
-//                 before them by more than TOLERANCE (Converged);
+//                 or jvm_compilation_time_seconds_total): only once its compiler is quiet as well, at most
+//                 JIT_QUIET_SHARE of the wall time for JIT_QUIET_BLOCKS scrapes in a row (JitSettled);
 //               and, either way, once a block's P95 <= TARGET_P95_MS (TargetReached), at
 //               MAX_WARMUP_REQUESTS (MaxRequests), or when only the warm pass's time is left (Timeout).
-//   3. warm:    REQUESTS requests at RATE/s, as in the cold pass.
+//               Then DRAIN_S seconds at DRAIN_RATE/s: the compiles the loop queued finish before the warm
+//               pass (HotSpot drops queued compiles of methods that stop running, so not idle time).
+//   3. warm:    REQUESTS requests at RATE/s, open model.
 // A phase stops early (stop reason Aborted) once more than MAX_ERROR_RATIO of its answers failed: status
 // 400 or above (a wrong path must not "warm" on 404s), no answer, or a redirect (3xx): redirects are never
 // followed, and the pod's own endpoints are expected to answer the request themselves, so a 3xx counts
@@ -25,29 +29,31 @@
 //
 // Env vars (all optional; lib/settings.js reads them, with BASE_URL, RATE, SUMMARY_PATH and HEADERS):
 //   REQUESTS             requests per cold and warm pass (default 100)
+//   COLD_PASS            warmup or open, see above (default warmup)
 //   WARMUP_CONCURRENCY   warm-up requests in flight (default 4)
 //   WARMUP_RATE          ceiling on warm-up requests/s (default 1000)
-//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 2000)
+//   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 300)
 //   MAX_WARMUP_REQUESTS  cap on warm-up requests (default 10000)
 //   TARGET_P95_MS        stop warming once a block's P95 is at or under this (default off)
 //   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics (default off)
+//   DRAIN_S, DRAIN_RATE  the drain after the warm-up (default 1 s at 10/s; DRAIN_S=0: none)
 //   TIME_BUDGET_S        the whole run must end within this many seconds (default 300)
 //   PATHS                requests to send round-robin: a JSON array of {method, path, body}, or
 //                        'METHOD /path [JSON body]' entries separated by ';' or newlines (default 'GET /')
 //   PATHS_FILE           a file holding PATHS instead (what the operator passes)
 //   MAX_ERROR_RATIO      share of failed answers that aborts a phase (default 0.05)
-//   BLOCK_SIZE (default 200), TOLERANCE (default 0.05), STABLE_BLOCKS (default 3), MIN_DELTA_MS
-//   (improvements below it never count; default 1), JIT_QUIET_MS (default 20), JIT_QUIET_BLOCKS
-//   (default 2): the stop rules' settings, see above;
+//   BLOCK_SIZE (default 200), WINDOW (3), TOLERANCE (0.1), JIT_QUIET_SHARE (0.5), JIT_QUIET_BLOCKS (2): the
+//   stop rules' settings, see above;
 //   MAX_IN_FLIGHT        requests outstanding at once in a pass (default 256),
 //   REQUEST_TIMEOUT      per-request timeout (default 10s)
 //   ACCEPT_REDIRECTS     1: a 3xx answer counts as a success, still without following it (default 0)
 //   PHASES               the phases to send, a comma list of cold, warmup, warm in that order (default all;
 //                        the operator runs them apart around a CPU boost; a run without the warm-up has stop
-//                        reason Measured)
-// SUMMARY_PATH receives JSON: per phase requests, failures, p25/p50/p75/p90/p95 in ms and the first failed
-// request (failureExample, e.g. "404 from GET /exam/1"); stopReason and, when it is Aborted or OutOfTime,
-// abortMessage; `evidence`: why the warm-up stopped (requests, blocks, last block P95, JIT time).
+//                        reason Measured, and a cold pass without the warm-up is an open one)
+// SUMMARY_PATH receives JSON: per phase requests, failures, p25/p50/p75/p90/p95 in ms, the first failed
+// request (failureExample, e.g. "404 from GET /exam/1") and, for the cold and warm passes, the protocol
+// (source open or warmup, requests, rate or concurrency); stopReason and, when it is Aborted or OutOfTime,
+// abortMessage; `evidence`: why the warm-up stopped (requests, blocks, throughput of the windows, JIT time).
 //
 // Run: k6 run --no-usage-report -e BASE_URL=http://127.0.0.1:8080 -e SUMMARY_PATH=/tmp/s.json k6-scripts/warmup.js
 import http from 'k6/http';

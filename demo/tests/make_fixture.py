@@ -54,8 +54,10 @@ def write_runs(out):
                       "spec": {"podName": name, "deployment": "exam-warm"},
                       "status": {"phase": "Succeeded", "stopReason": stop, "startTime": "2026-11-20T10:00:05Z",
                                  "requests": {"cold": 100, "warmup": 4500, "warm": 100},
-                                 "cold": {"p25": cold / 4, "p50": cold / 3, "p75": cold / 2, "p90": cold * 0.8, "p95": cold},
-                                 "warm": {"p25": warm / 4, "p50": warm / 3, "p75": warm / 2, "p90": warm * 0.8, "p95": warm}}})
+                                 "cold": {"p25": cold / 4, "p50": cold / 3, "p75": cold / 2, "p90": cold * 0.8, "p95": cold,
+                                          "source": "warmup", "requests": 100, "concurrency": 4},
+                                 "warm": {"p25": warm / 4, "p50": warm / 3, "p75": warm / 2, "p90": warm * 0.8, "p95": warm,
+                                          "source": "open", "requests": 100, "ratePerSecond": 20}}})
     json.dump({"items": items}, open(os.path.join(out, "runs.json"), "w"))
 
 

@@ -1,67 +1,69 @@
 // The warm-up stop rules of warmup.js, kept free of k6 imports so node can test them
 // (operator/src/test/js/convergence.test.mjs).
 //
-// Both rules judge blocks of answers, not wall-clock windows: a block is a fixed number of answers
-// (BLOCK_SIZE), so its P95 rests on the same number of samples however fast or slow the pod is, and a
-// fast pod is judged as soon as it has answered enough rather than after a fixed second.
+// The rules judge blocks of answers, not wall-clock windows: a block is a fixed number of answers
+// (BLOCK_SIZE), so each figure rests on the same number of samples however fast or slow the pod is, and
+// a fast pod is judged as soon as it has answered enough rather than after a fixed second.
+//
+// The default rule reads the pod's work per request from its throughput. The warm-up's closed loop keeps
+// the pod saturated, so a block's throughput is the CPU the pod has over the CPU one request costs, less
+// what its JIT compiler threads take: it rises as code gets compiled and as the compiler gives the CPU
+// back, and stops rising when both are done. A block's P95, which the rule before this one judged, is a
+// poor witness on a CPU quota: at saturation it is set by the quota's stalls, not by the code.
 
 /**
- * The latency rule, after each block: has the block P95 stopped improving?
+ * The throughput rule, after each block: has the pod's work per request stopped falling?
  *
- * It stops once the last `stableBlocks` blocks did not beat the best block before them by more than
- * `tolerance` (and by at least `minDeltaMs`). A slow block never resets it: on a shared machine a block
- * is slower for many reasons, but only warming makes it faster. A slow steady improvement (a few % per
- * block) adds up over the stable blocks and keeps the warm-up going.
+ * It stops once the median throughput of the last `window` blocks beat the median of the `window` blocks
+ * before them by at most `tolerance`. Medians, so that one block that ran into a GC pause or a burst of
+ * compiling (or escaped one) neither stops the warm-up nor prolongs it.
  *
- * @param {number[]} p95s    P95 (ms) of every block so far, oldest first
+ * @param {number[]} rates   answers per second of every block so far, oldest first
  * @param {object}   opts
- * @param {number}   opts.tolerance     improvement (fraction of the earlier best) that counts as still warming
- * @param {number}   opts.stableBlocks  blocks in a row without such an improvement
- * @param {number}   [opts.minDeltaMs]  improvements smaller than this many ms never count (default 0): on a
- *                                      2 ms P95, 0.3 ms is noise, not warming
- * @param {number}   [opts.targetP95]   stop as soon as a block's P95 is at or under this (ms); 0 or absent = off
- * @returns {'TargetReached'|'Converged'|null} why to stop now, or null to go on
+ * @param {number}   opts.tolerance  gain (a fraction of the earlier window's median) that counts as still warming
+ * @param {number}   opts.window     blocks per window: the rule is asked once there are two windows
+ * @returns {'Converged'|null}
  */
-export function latencyStopReason(p95s, opts) {
-  const { tolerance, stableBlocks, targetP95 } = opts;
-  const minDeltaMs = opts.minDeltaMs || 0;
-  if (!(tolerance > 0 && tolerance < 1) || !(stableBlocks >= 1)) {
-    throw new Error(`latencyStopReason: tolerance must be in (0, 1) and stableBlocks >= 1, got ${tolerance}, ${stableBlocks}`);
+export function throughputStopReason(rates, opts) {
+  const { tolerance, window } = opts;
+  if (!(tolerance > 0 && tolerance < 1) || !(window >= 1)) {
+    throw new Error(`throughputStopReason: tolerance must be in (0, 1) and window >= 1, got ${tolerance}, ${window}`);
   }
-  if (targetReached(p95s, targetP95)) return 'TargetReached';
-  if (p95s.length < stableBlocks + 1) return null;
-  const earlierBest = Math.min(...p95s.slice(0, p95s.length - stableBlocks));
-  const recentBest = Math.min(...p95s.slice(p95s.length - stableBlocks));
-  const improvement = earlierBest - recentBest;
-  const stillWarming = improvement >= minDeltaMs && improvement > tolerance * earlierBest;
-  return stillWarming ? null : 'Converged';
+  if (rates.length < 2 * window) return null;
+  const recent = median(rates.slice(-window));
+  const earlier = median(rates.slice(-2 * window, -window));
+  return recent - earlier <= tolerance * earlier ? 'Converged' : null;
+}
+
+/**
+ * The JIT rule, with the pod's JIT counter (danki.dev/jit-metrics): has its compiler gone quiet?
+ *
+ * The counter is the CompilationMXBean's, elapsed time summed over the compiler threads: on a CPU quota it
+ * includes the time they waited for CPU, so its absolute value says little. It is judged as a share of each
+ * block's wall time instead: quiet once at most `quietShare` for `quietBlocks` blocks in a row.
+ *
+ * @param {number[]} shares  compile time per block over the block's wall time, oldest first
+ * @param {object}   opts    {quietShare, quietBlocks}
+ * @returns {boolean}
+ */
+export function jitQuiet(shares, opts) {
+  const { quietShare, quietBlocks } = opts;
+  if (!(quietShare >= 0) || !(quietBlocks >= 1)) {
+    throw new Error(`jitQuiet: quietShare must be >= 0 and quietBlocks >= 1, got ${quietShare}, ${quietBlocks}`);
+  }
+  return shares.length >= quietBlocks && shares.slice(-quietBlocks).every((share) => share <= quietShare);
+}
+
+/** The median of a non-empty list. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The user's target: the last block's P95 at or under `targetP95` ms (0 or absent: no target). */
 export function targetReached(p95s, targetP95) {
   return targetP95 > 0 && p95s.length > 0 && p95s[p95s.length - 1] <= targetP95;
-}
-
-/**
- * The JIT rule, after each scrape of the pod's JIT counter: has the compiler run out of work?
- *
- * A JVM is warm for a traffic mix once the JIT has compiled what that mix runs; then its cumulative
- * compile time stops growing. Latency can sit on a plateau while the C2 compiler is still busy (the
- * C1 code is fast enough to look settled), so this rule waits for the compiler itself.
- *
- * @param {number[]} compileMsPerBlock  JIT compile time (ms) per block of answers, one entry per scrape, oldest first
- * @param {object}   opts
- * @param {number}   opts.quietMs       at most this much compile time per block counts as quiet
- * @param {number}   opts.quietBlocks   scrapes in a row that must be quiet
- * @returns {'JitSettled'|null}
- */
-export function jitStopReason(compileMsPerBlock, opts) {
-  const { quietMs, quietBlocks } = opts;
-  if (!(quietMs >= 0) || !(quietBlocks >= 1)) {
-    throw new Error(`jitStopReason: quietMs must be >= 0 and quietBlocks >= 1, got ${quietMs}, ${quietBlocks}`);
-  }
-  if (compileMsPerBlock.length < quietBlocks) return null;
-  return compileMsPerBlock.slice(-quietBlocks).every((ms) => ms <= quietMs) ? 'JitSettled' : null;
 }
 
 /** Percentile with linear interpolation between closest ranks (as k6 computes trend percentiles). */

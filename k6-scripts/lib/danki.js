@@ -1,9 +1,11 @@
 // danki.js: the warm-up every danki script runs against a pod, whatever one "request" is (an HTTP request
 // of the annotation plan in warmup.js, one call of a tenant's flow in runner.js):
-//   1. cold:    REQUESTS requests at RATE/s, open model (lib/senders.js openPass);
+//   1. cold:    with COLD_PASS=open, REQUESTS requests at RATE/s, open model (lib/senders.js openPass); by
+//               default (COLD_PASS=warmup) the warm-up's first REQUESTS answers instead, which costs no time;
 //   2. warm-up: the closed loop with its stop rules (lib/senders.js closedLoop, lib/convergence.js, and
-//               the pod's JIT counter through lib/jit.js when JIT_METRICS_URL is set);
-//   3. warm:    REQUESTS requests at RATE/s again;
+//               the pod's JIT counter through lib/jit.js when JIT_METRICS_URL is set), then DRAIN_S
+//               seconds at DRAIN_RATE/s, in which the compiles it queued finish;
+//   3. warm:    REQUESTS requests at RATE/s;
 // then the version-2 summary (lib/warmup-summary.js). Settings come from lib/settings.js.
 //
 // A script calls createWarmup(settings) in its init code (k6 creates metrics only there), exports its
@@ -18,7 +20,10 @@ import { reportedPercentiles } from './config.js';
 import { closedLoop, openPass } from './senders.js';
 import { compileTimeMs, JIT_COUNTER_NAMES } from './jit.js';
 import { messageName, noteKey } from './messages.js';
-import { buildSummary, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS } from './warmup-summary.js';
+import { buildSummary, coldFromWarmup, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS } from './warmup-summary.js';
+
+/** Stop reasons after which the pod counts as warmed, so the drain runs before the warm pass. */
+const STOPPED_WARM = ['Converged', 'JitSettled', 'TargetReached', 'MaxRequests'];
 
 const clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -66,10 +71,16 @@ export function createWarmup(settings) {
     teardownTimeout: '5s',
   };
 
-  /** `send` with the phase's counts, latency and first failure recorded. */
-  function measured(phase, send) {
+  let started = false;
+
+  /** `send` with the counts, latency and first failure of the phase `phaseOf(i)` names recorded. */
+  function measured(phaseOf, send) {
     return (i) => {
-      if (phase === 'cold' && i === 0) firstRequestAt.add(Date.now());
+      const phase = phaseOf(i);
+      if (!started) {
+        started = true;
+        firstRequestAt.add(Date.now());
+      }
       sent.add(1, { phase });
       return send(i, phase).then((answer) => {
         if (answer.ok) {
@@ -86,28 +97,38 @@ export function createWarmup(settings) {
     };
   }
 
-  /** One measured pass; returns 'Aborted' (too many failed), 'OutOfTime' (cut short) or null. */
-  async function pass(phase, send, deadline) {
-    const result = await openPass({ ...clock, send: measured(phase, send) }, {
-      count: s.requests, perSecond: s.rate, deadline, maxInFlight: s.maxInFlight, maxErrorRatio: s.maxErrorRatio,
+  /** One measured pass of `count` at `perSecond`; returns 'Aborted' (too many failed), 'OutOfTime' (cut short) or null. */
+  async function pass(phase, send, deadline, count = s.requests, perSecond = s.rate) {
+    const result = await openPass({ ...clock, send: measured(() => phase, send) }, {
+      count, perSecond, deadline, maxInFlight: s.maxInFlight, maxErrorRatio: s.maxErrorRatio,
     });
     if (result.aborted) return 'Aborted';
-    return result.sent < s.requests ? 'OutOfTime' : null;
+    return result.sent < count ? 'OutOfTime' : null;
   }
 
-  /** The warm-up phase: the closed loop until a stop rule fires; records its evidence. */
-  async function warmup(send, deadline) {
-    const result = await closedLoop({ ...clock, send: measured('warmup', send), scrapeJit: s.jitMetricsUrl ? scrapeJit : null }, {
+  /**
+   * The warm-up phase: the closed loop until a stop rule fires, its first `coldCount` answers recorded as the
+   * cold pass; then the drain. Records its evidence.
+   */
+  async function warmup(send, deadline, coldCount) {
+    const phaseOf = (i) => (i < coldCount ? 'cold' : 'warmup');
+    const result = await closedLoop({ ...clock, send: measured(phaseOf, send), scrapeJit: s.jitMetricsUrl ? scrapeJit : null }, {
       concurrency: s.warmupConcurrency, ceilingRate: s.warmupRate, minRequests: s.minWarmupRequests,
-      maxRequests: s.maxWarmupRequests, blockSize: s.blockSize, tolerance: s.tolerance, stableBlocks: s.stableBlocks,
-      minDeltaMs: s.minDeltaMs, targetP95: s.targetP95Ms, jitQuietMs: s.jitQuietMs, jitQuietBlocks: s.jitQuietBlocks,
+      maxRequests: s.maxWarmupRequests, blockSize: s.blockSize, tolerance: s.tolerance, window: s.window,
+      targetP95: s.targetP95Ms, jitQuietShare: s.jitQuietShare, jitQuietBlocks: s.jitQuietBlocks,
       maxErrorRatio: s.maxErrorRatio, deadline,
     });
+    evidence.requests.add(result.sent);
     evidence.blocks.add(result.blocks.length);
     evidence.seconds.add(result.seconds);
-    if (result.lastBlockP95 !== null) evidence.lastBlockP95.add(result.lastBlockP95);
-    if (result.earlierBestP95 !== null) evidence.earlierBestP95.add(result.earlierBestP95);
+    for (const key of ['lastBlockP95', 'lastBlockRate', 'recentRate', 'earlierRate']) {
+      if (result[key] !== null) evidence[key].add(result[key]);
+    }
     if (result.jit) recordJit(result.jit);
+    if (STOPPED_WARM.includes(result.stopReason) && s.drainS > 0) {
+      const drained = await pass('warmup', send, deadline, Math.max(1, Math.round(s.drainS * s.drainRate)), s.drainRate);
+      if (drained === 'Aborted') return 'Aborted';
+    }
     return result.stopReason;
   }
 
@@ -115,7 +136,7 @@ export function createWarmup(settings) {
     evidence.jitState.add(JIT_STATES.indexOf(jit.error ? 'failed' : 'ok'));
     if (jit.metric) evidence.jitCounter.add(JIT_COUNTER_NAMES.indexOf(jit.metric));
     if (jit.compileMs !== null) evidence.jitCompileMs.add(jit.compileMs);
-    if (jit.lastBlockMs !== null) evidence.jitLastBlockMs.add(jit.lastBlockMs);
+    if (jit.lastShare !== null) evidence.jitLastShare.add(jit.lastShare);
     if (jit.error) {
       evidence.jitError.add(jit.error.code);
       evidence.jitErrorDetail.add(jit.error.detail);
@@ -157,11 +178,13 @@ export function createWarmup(settings) {
      */
     async run(send, startedAt = Date.now()) {
       const runs = (phase) => s.phases.includes(phase);
-      // the warm-up leaves the warm pass its time, also when the warm pass is a run of its own
-      const warmPassMs = (s.requests / s.rate) * 1000 + 2000;
+      // the warm-up leaves the drain and the warm pass their time, also when the warm pass is a run of its own
+      const warmPassMs = (s.requests / s.rate + s.drainS) * 1000 + 2000;
       const deadline = startedAt + s.timeBudgetS * 1000;
-      let reason = runs('cold') ? await pass('cold', send, deadline) : null;
-      if (!reason && runs('warmup')) reason = await warmup(send, deadline - warmPassMs);
+      // the cold figures come from the warm-up only when this run sends both (coldFromWarmup)
+      const fromWarmup = coldFromWarmup(s);
+      let reason = runs('cold') && !fromWarmup ? await pass('cold', send, deadline) : null;
+      if (!reason && runs('warmup')) reason = await warmup(send, deadline - warmPassMs, fromWarmup ? s.requests : 0);
       if (runs('warm') && reason !== 'Aborted' && reason !== 'OutOfTime') {
         reason = (await pass('warm', send, deadline)) || reason;
       }
@@ -179,7 +202,7 @@ export function createWarmup(settings) {
       record(noteKey(index), text);
     },
 
-    /** The version-2 summary, for handleSummary; `unit` says what one request is (lib/warmup-summary.js). */
+    /** The summary, for handleSummary; `unit` says what one request is (lib/warmup-summary.js). */
     summary(data, unit = REQUEST_UNIT) {
       return buildSummary(data, s, unit);
     },

@@ -4,7 +4,7 @@
 //
 // `send(i)` sends request i of the phase and resolves to {ok: boolean, ms: number}; it never rejects.
 
-import { jitStopReason, latencyStopReason, percentile, targetReached } from './convergence.js';
+import { jitQuiet, median, percentile, targetReached, throughputStopReason } from './convergence.js';
 
 /** Answers needed before the error ratio may stop a phase: one unlucky first request must not. */
 export const MIN_ANSWERS_TO_ABORT = 20;
@@ -57,35 +57,36 @@ export async function openPass({ send, sleep, now }, { count, perSecond, deadlin
  * never faster than `ceilingRate` per second. The pod takes no users yet, so it is fed as fast as it
  * answers; the ceiling keeps a fast pod's warm-up from costing more than the plan allows.
  *
- * After every `blockSize` answers the stop rules are asked (never before `minRequests` were sent):
- * with `scrapeJit`, the JIT rule (the pod's compile time per block), otherwise the latency rule (the
- * block's P95). A target P95 stops either. Returns the evidence of why it stopped.
+ * After every `blockSize` answers the stop rules are asked (never before `minRequests` were sent): a
+ * target P95 stops at once; otherwise the throughput rule (convergence.js), and with `scrapeJit` also the
+ * JIT rule: the compiler quiet as well as the throughput flat. Returns the evidence of why it stopped.
  *
  * @param {object} deps  {send, sleep, now, scrapeJit?}; scrapeJit() resolves to {ms, metric} or {error}
  * @param {object} s     settings: concurrency, ceilingRate, minRequests, maxRequests, blockSize, tolerance,
- *                       stableBlocks, minDeltaMs, targetP95, jitQuietMs, jitQuietBlocks, maxErrorRatio, deadline
+ *                       window, targetP95, jitQuietShare, jitQuietBlocks, maxErrorRatio, deadline
  */
 export async function closedLoop(deps, s) {
   const { send, sleep, now } = deps;
   const start = now();
   const interval = s.ceilingRate > 0 ? 1000 / s.ceilingRate : 0;
   const tally = new Tally(s.maxErrorRatio);
-  const blocks = new Blocks(s);
-  const jit = deps.scrapeJit ? new JitWatch(deps.scrapeJit, s) : null;
+  const blocks = new Blocks(s, start);
+  const jit = deps.scrapeJit ? new JitWatch(deps.scrapeJit, now) : null;
   const state = { reserved: 0, sent: 0, stop: null };
-  if (jit) jit.scrape(0);
+  if (jit) jit.scrape();
 
   const onAnswer = (answer) => {
     tally.add(answer.ok);
     if (tally.tooManyFailed()) state.stop = state.stop || 'Aborted';
-    if (!blocks.add(answer) || state.stop) return;
-    const enough = state.sent >= s.minRequests;
-    if (jit && !jit.failed) {
-      jit.scrape(blocks.p95s.length, enough ? (reason) => { state.stop = state.stop || reason; } : null);
-      // in JIT mode latency decides only a target P95: a latency plateau is not a finished compiler
-      if (enough && targetReached(blocks.p95s, s.targetP95)) state.stop = 'TargetReached';
-    } else if (enough) {
-      state.stop = latencyStopReason(blocks.p95s, s);
+    if (!blocks.add(answer, now()) || state.stop) return;
+    if (jit && !jit.failed) jit.scrape();
+    if (state.sent < s.minRequests) return;
+    if (targetReached(blocks.p95s, s.targetP95)) {
+      state.stop = 'TargetReached';
+    } else if (throughputStopReason(blocks.rates, s)) {
+      // with the JIT counter, a flat throughput is not enough: the compiler must have gone quiet too
+      if (!jit || jit.failed) state.stop = 'Converged';
+      else if (jitQuiet(jit.shares, { quietShare: s.jitQuietShare, quietBlocks: s.jitQuietBlocks })) state.stop = 'JitSettled';
     }
   };
 
@@ -112,69 +113,85 @@ export async function closedLoop(deps, s) {
     failures: tally.failures,
     seconds: (now() - start) / 1000,
     blocks: blocks.p95s,
+    rates: blocks.rates,
     lastBlockP95: blocks.p95s.length ? blocks.p95s[blocks.p95s.length - 1] : null,
-    earlierBestP95: blocks.earlierBest(s.stableBlocks),
+    lastBlockRate: blocks.rates.length ? blocks.rates[blocks.rates.length - 1] : null,
+    ...blocks.windows(s.window),
     jit: jit ? jit.evidence() : null,
   };
 }
 
-/** The warm-up's answers cut into blocks of `blockSize`, and each block's P95 of successful answers. */
+/**
+ * The warm-up's answers cut into blocks of `blockSize`: each block's P95 of successful answers, and its
+ * throughput (answers per second since the previous block ended).
+ */
 class Blocks {
-  constructor(s) {
+  constructor(s, start) {
     this.size = s.blockSize;
     this.current = [];
     this.answers = 0;
+    this.endedAt = start;
     this.p95s = [];
+    this.rates = [];
   }
 
-  /** Adds an answer; true when it closed a block. */
-  add(answer) {
+  /** Adds an answer that came at `t` (ms); true when it closed a block. */
+  add(answer, t) {
     this.answers++;
     if (answer.ok) this.current.push(answer.ms);
     if (this.answers < this.size) return false;
     const latencies = this.current.sort((a, b) => a - b);
+    const seconds = Math.max(t - this.endedAt, 1) / 1000;
     this.current = [];
     this.answers = 0;
+    this.endedAt = t;
     // a block of only failures has no latency; the error ratio stops such a warm-up anyway
     if (latencies.length === 0) return false;
     this.p95s.push(percentile(latencies, 95));
+    this.rates.push(this.size / seconds);
     return true;
   }
 
-  /** The best block P95 before the last `stable` blocks: what the latency rule compared with. */
-  earlierBest(stable) {
-    const earlier = this.p95s.slice(0, Math.max(0, this.p95s.length - stable));
-    return earlier.length ? Math.min(...earlier) : null;
+  /** The two windows' median throughputs the rule compared last: what the evidence shows. */
+  windows(window) {
+    const n = this.rates.length;
+    return {
+      recentRate: n >= window ? median(this.rates.slice(-window)) : null,
+      earlierRate: n >= 2 * window ? median(this.rates.slice(-2 * window, -window)) : null,
+    };
   }
 }
 
-/** Scrapes failing in a row before the warm-up falls back to the latency rule. */
+/** Scrapes failing in a row before the warm-up falls back to the throughput rule alone. */
 const MAX_JIT_FAILURES = 3;
 
-/** Scrapes the pod's JIT counter at block ends, one scrape at a time, and keeps compile time per block. */
+/**
+ * Scrapes the pod's JIT counter at block ends, one scrape at a time, and keeps the compile time between two
+ * scrapes as a share of the wall time between them.
+ */
 class JitWatch {
-  constructor(scrapeJit, s) {
+  constructor(scrapeJit, now) {
     this.scrapeJit = scrapeJit;
-    this.s = s;
+    this.now = now;
     this.inFlight = null;
     this.first = null;
     this.last = null;
-    this.perBlock = [];
+    this.shares = [];
     this.failuresInRow = 0;
     this.failed = false;
     this.error = null;
   }
 
-  /** Starts a scrape at block `block` unless one is under way; `decide` hears the JIT rule's verdict. */
-  scrape(block, decide) {
+  /** Starts a scrape unless one is under way. */
+  scrape() {
     if (this.inFlight || this.failed) return;
     this.inFlight = this.scrapeJit().then((answer) => {
       this.inFlight = null;
-      this.record(block, answer, decide);
+      this.record(answer, this.now());
     });
   }
 
-  record(block, answer, decide) {
+  record(answer, t) {
     if (answer.error) {
       this.error = answer.error;
       this.failuresInRow++;
@@ -183,15 +200,9 @@ class JitWatch {
       return;
     }
     this.failuresInRow = 0;
-    const sample = { block, ms: answer.ms, metric: answer.metric };
+    const sample = { t, ms: answer.ms, metric: answer.metric };
     if (this.first === null) this.first = sample;
-    if (this.last !== null && block > this.last.block) {
-      this.perBlock.push((sample.ms - this.last.ms) / (block - this.last.block));
-      if (decide) {
-        const reason = jitStopReason(this.perBlock, { quietMs: this.s.jitQuietMs, quietBlocks: this.s.jitQuietBlocks });
-        if (reason) decide(reason);
-      }
-    }
+    if (this.last !== null && t > this.last.t) this.shares.push((sample.ms - this.last.ms) / (t - this.last.t));
     this.last = sample;
   }
 
@@ -204,8 +215,8 @@ class JitWatch {
     return {
       metric: this.first ? this.first.metric : null,
       compileMs: scraped ? this.last.ms - this.first.ms : null,
-      lastBlockMs: this.perBlock.length ? this.perBlock[this.perBlock.length - 1] : null,
-      scrapes: this.perBlock.length + (this.first ? 1 : 0),
+      lastShare: this.shares.length ? this.shares[this.shares.length - 1] : null,
+      scrapes: this.shares.length + (this.first ? 1 : 0),
       error: this.failed ? this.error : null,
     };
   }

@@ -25,18 +25,34 @@ export const METRICS = {
   stopReason: 'danki_stop_reason',
   firstRequest: 'danki_first_request_ms',
   evidence: {
+    requests: 'danki_evidence_requests',
     blocks: 'danki_evidence_blocks',
     lastBlockP95: 'danki_evidence_last_block_p95',
-    earlierBestP95: 'danki_evidence_earlier_best_p95',
+    lastBlockRate: 'danki_evidence_last_block_rate',
+    recentRate: 'danki_evidence_recent_rate',
+    earlierRate: 'danki_evidence_earlier_rate',
     seconds: 'danki_evidence_seconds',
     jitState: 'danki_evidence_jit_state',
     jitCounter: 'danki_evidence_jit_counter',
     jitCompileMs: 'danki_evidence_jit_compile_ms',
-    jitLastBlockMs: 'danki_evidence_jit_last_block_ms',
+    jitLastShare: 'danki_evidence_jit_last_share',
     jitError: 'danki_evidence_jit_error',
     jitErrorDetail: 'danki_evidence_jit_error_detail',
   },
 };
+
+/** Whether this run takes its cold figures from its warm-up's first answers: COLD_PASS=warmup, and both sent. */
+export function coldFromWarmup(s) {
+  return s.coldPass === 'warmup' && s.phases.includes('cold') && s.phases.includes('warmup');
+}
+
+/** How a pass was measured: an open pass at a rate, or the warm-up's first answers with some in flight. */
+function protocolOf(phase, s) {
+  if (phase === 'cold' && coldFromWarmup(s)) {
+    return { source: 'warmup', requests: s.requests, concurrency: s.warmupConcurrency };
+  }
+  return { source: 'open', requests: s.requests, rate: s.rate };
+}
 
 /** What one "request" is, for messages: an HTTP request of warmup.js's plan, or one flow of runner.js. */
 export const REQUEST_UNIT = { noun: 'requests', failed: 'an error status, a redirect, or no answer' };
@@ -55,12 +71,14 @@ export function buildSummary(data, settings, unit = REQUEST_UNIT) {
   const phases = {};
   for (const phase of PHASES) {
     const failures = countOf(metric(`${METRICS.failures}{phase:${phase}}`));
+    const requests = countOf(metric(`${METRICS.requests}{phase:${phase}}`));
     phases[phase] = {
-      requests: countOf(metric(`${METRICS.requests}{phase:${phase}}`)),
+      requests,
       failures,
       failureExample: failures > 0 ? messages.failures[phase] || null : null,
       ...percentilesOfTrend(metric(`${METRICS.latency}{phase:${phase}}`)),
     };
+    if (phase !== 'warmup' && requests > 0) phases[phase].protocol = protocolOf(phase, settings);
   }
   const code = gauge(METRICS.stopReason);
   const durationMs = data.state.testRunDurationMs;
@@ -81,7 +99,7 @@ export function buildSummary(data, settings, unit = REQUEST_UNIT) {
     durationSeconds: durationMs / 1000,
     baseUrl: settings.baseUrl,
     settings: reportedSettings(settings),
-    evidence: evidenceOf(gauge, phases.warmup.requests, settings),
+    evidence: evidenceOf(gauge, settings),
     phases,
   };
 }
@@ -92,8 +110,9 @@ export function notesOf(data) {
 }
 
 /** Why the warm-up stopped where it did, from the evidence gauges. */
-function evidenceOf(gauge, requests, s) {
+function evidenceOf(gauge, s) {
   const g = METRICS.evidence;
+  const requests = gauge(g.requests) || 0;
   const seconds = gauge(g.seconds);
   const jitState = gauge(g.jitState);
   let jit = null;
@@ -102,20 +121,25 @@ function evidenceOf(gauge, requests, s) {
       url: s.jitMetricsUrl,
       metric: JIT_COUNTER_NAMES[gauge(g.jitCounter)] ?? null,
       compileMs: gauge(g.jitCompileMs),
-      lastBlockMs: gauge(g.jitLastBlockMs),
+      lastShare: gauge(g.jitLastShare),
       error: JIT_STATES[jitState] === 'failed' ? jitErrorMessage(gauge(g.jitError), gauge(g.jitErrorDetail), s) : null,
     };
   }
   return {
-    rule: s.jitMetricsUrl && JIT_STATES[jitState] === 'ok' ? 'jit' : 'latency',
+    rule: s.jitMetricsUrl && JIT_STATES[jitState] === 'ok' ? 'jit' : 'throughput',
     concurrency: s.warmupConcurrency,
     requests,
     blocks: gauge(g.blocks) || 0,
     blockSize: s.blockSize,
+    window: s.window,
+    tolerance: s.tolerance,
     lastBlockP95: gauge(g.lastBlockP95),
-    earlierBestP95: gauge(g.earlierBestP95),
+    lastBlockRate: gauge(g.lastBlockRate),
+    recentRate: gauge(g.recentRate),
+    earlierRate: gauge(g.earlierRate),
     seconds,
     achievedRate: seconds ? requests / seconds : null,
+    drainSeconds: s.drainS,
     jit,
   };
 }
@@ -155,7 +179,7 @@ export function textTable(s, title) {
   const e = s.evidence;
   const lines = [
     `${title}: stop reason ${s.stopReason} (${e.rule} rule, ${e.requests} warm-up requests ` +
-      `in ${e.blocks} blocks of ${e.blockSize}, last block p95 ${fmt(e.lastBlockP95)} ms` +
+      `in ${e.blocks} blocks of ${e.blockSize}, throughput ${fmt(e.earlierRate)} -> ${fmt(e.recentRate)}/s` +
       (e.jit ? `, JIT ${fmt(e.jit.compileMs)} ms${e.jit.error ? `; ${e.jit.error}` : ''}` : '') + ')',
     'phase   requests failures   p25    p50    p75    p90    p95 (ms)',
   ];

@@ -1,58 +1,60 @@
 // Unit tests of the warm-up stop rules in k6-scripts/lib/convergence.js (run: make test-unit-operator-js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jitStopReason, latencyStopReason, percentile, targetReached } from '../../../../k6-scripts/lib/convergence.js';
+import { jitQuiet, median, percentile, targetReached, throughputStopReason } from '../../../../k6-scripts/lib/convergence.js';
 
-const opts = { tolerance: 0.1, stableBlocks: 3, minDeltaMs: 1 };
+const opts = { tolerance: 0.1, window: 3 };
 
-test('a falling P95 has not converged', () => {
-  assert.equal(latencyStopReason([200, 150, 100, 60, 30], opts), null);
+test('a rising throughput has not converged', () => {
+  assert.equal(throughputStopReason([20, 30, 40, 60, 80, 100], opts), null);
 });
 
-test('three blocks that do not beat the earlier best by 10 % converge', () => {
-  assert.equal(latencyStopReason([200, 50, 48, 50, 47], opts), 'Converged');
+test('a window whose median gained at most the tolerance over the one before converges', () => {
+  assert.equal(throughputStopReason([20, 98, 100, 102, 105, 99, 108], opts), 'Converged');
 });
 
-test('fewer blocks than stableBlocks + 1 never converge', () => {
-  assert.equal(latencyStopReason([50, 50, 50], opts), null);
+test('fewer blocks than two windows never converge', () => {
+  assert.equal(throughputStopReason([100, 100, 100, 100, 100], opts), null);
 });
 
-test('a slow block does not reset convergence: only getting faster is warming', () => {
-  assert.equal(latencyStopReason([50, 50, 80, 50, 50], opts), 'Converged');
+test('medians: one fast block in the earlier window does not stop a pod that still gets faster', () => {
+  // a best-block rule would compare with the 150 and stop; the medians see 60 -> 80
+  assert.equal(throughputStopReason([50, 150, 60, 75, 80, 85], opts), null);
 });
 
-test('a new low more than the tolerance below the earlier best keeps warming', () => {
-  assert.equal(latencyStopReason([50, 50, 50, 50, 40], opts), null);
+test('medians: one slow block in the recent window does not hold the stop up', () => {
+  assert.equal(throughputStopReason([100, 101, 99, 40, 102, 100], opts), 'Converged');
 });
 
-test('a slow steady improvement adds up over the stable blocks and keeps warming', () => {
-  // 4 % a block: under the 10 % tolerance block by block, 12 % over three blocks
-  assert.equal(latencyStopReason([100, 96, 92.2, 88.5], opts), null);
+test('a slow steady rise adds up over a window and keeps warming', () => {
+  // 4 % a block: 12 % from one window's median to the next's
+  assert.equal(throughputStopReason([100, 104, 108.2, 112.5, 117, 121.7], opts), null);
 });
 
-test('sub-millisecond jitter on a fast service counts as stable', () => {
-  assert.equal(latencyStopReason([9, 2.8, 2.6, 2.1, 2.5], opts), 'Converged');
-  assert.equal(latencyStopReason([9, 2.8, 2.6, 2.1, 2.5], { ...opts, minDeltaMs: 0 }), null);
-});
-
-test('a target P95 stops at once, before convergence', () => {
-  assert.equal(latencyStopReason([300, 40], { ...opts, targetP95: 50 }), 'TargetReached');
-  assert.equal(latencyStopReason([300, 60], { ...opts, targetP95: 50 }), null);
+test('a target P95 is met by the last block', () => {
+  assert.equal(targetReached([300, 40], 50), true);
+  assert.equal(targetReached([300, 60], 50), false);
   assert.equal(targetReached([], 50), false);
   assert.equal(targetReached([10], 0), false);
 });
 
 test('bad options are rejected with a message', () => {
-  assert.throws(() => latencyStopReason([1], { tolerance: 0, stableBlocks: 3 }), /tolerance must be in \(0, 1\)/);
-  assert.throws(() => jitStopReason([1], { quietMs: -1, quietBlocks: 2 }), /quietMs must be >= 0/);
+  assert.throws(() => throughputStopReason([1], { tolerance: 0, window: 3 }), /tolerance must be in \(0, 1\)/);
+  assert.throws(() => throughputStopReason([1], { tolerance: 0.1, window: 0 }), /window >= 1/);
+  assert.throws(() => jitQuiet([1], { quietShare: -1, quietBlocks: 2 }), /quietShare must be >= 0/);
 });
 
-test('the JIT rule waits for enough quiet blocks in a row', () => {
-  const rule = { quietMs: 20, quietBlocks: 2 };
-  assert.equal(jitStopReason([], rule), null);
-  assert.equal(jitStopReason([900, 300, 15], rule), null);
-  assert.equal(jitStopReason([900, 300, 15, 20], rule), 'JitSettled');
-  assert.equal(jitStopReason([900, 10, 400, 5], rule), null);
+test('the JIT rule waits for enough quiet shares in a row', () => {
+  const rule = { quietShare: 0.5, quietBlocks: 2 };
+  assert.equal(jitQuiet([], rule), false);
+  assert.equal(jitQuiet([1.9, 1.2, 0.4], rule), false);
+  assert.equal(jitQuiet([1.9, 1.2, 0.4, 0.5], rule), true);
+  assert.equal(jitQuiet([1.9, 0.1, 1.4, 0.05], rule), false);
+});
+
+test('median of odd and even lists', () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
 });
 
 test('percentile interpolates linearly like k6', () => {

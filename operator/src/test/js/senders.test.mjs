@@ -48,9 +48,11 @@ function fakePod(clock, latency, failing = () => false) {
 
 const settings = {
   concurrency: 4, ceilingRate: 100000, minRequests: 0, maxRequests: 100000, blockSize: 100, tolerance: 0.05,
-  stableBlocks: 3, minDeltaMs: 0, targetP95: 0, jitQuietMs: 20, jitQuietBlocks: 2, maxErrorRatio: 0.05,
-  deadline: 1e12,
+  window: 3, targetP95: 0, jitQuietShare: 0.5, jitQuietBlocks: 2, maxErrorRatio: 0.05, deadline: 1e12,
 };
+
+/** A pod whose latency falls as it warms, from `cold` ms to `warm` ms by request `by`, then stays. */
+const warming = (cold, warm, by) => (i) => Math.max(warm, cold - ((cold - warm) * i) / by);
 
 test('the closed loop keeps exactly `concurrency` requests in flight and sends the next at each answer', async () => {
   const clock = virtualClock();
@@ -72,15 +74,28 @@ test('the ceiling rate holds a fast pod back', async () => {
   assert.ok(result.seconds >= 1.99, `took ${result.seconds} s, expected about 2 s at 100/s`);
 });
 
-test('the latency rule stops once the block P95 stops improving, after whole blocks', async () => {
+test('the throughput rule stops once the pod stops getting faster, after whole blocks', async () => {
   const clock = virtualClock();
-  // cold: 100 ms falling to a floor of 5 ms by request 600
-  const pod = fakePod(clock, (i) => Math.max(5, 100 - i / 6));
+  // 4 in flight: 100 ms a request (40/s) falling to 5 ms (800/s) by request 1000
+  const pod = fakePod(clock, warming(100, 5, 1000));
   const result = await clock.run(closedLoop({ ...clock, send: pod.send }, settings));
   assert.equal(result.stopReason, 'Converged');
-  assert.ok(result.sent >= 900 && result.sent <= 1100, `stopped after ${result.sent}`);
+  // the last rising block ends at 1000; the windows of three that follow it (1100-1300, 1400-1600) are flat
+  assert.ok(result.sent >= 1500 && result.sent <= 1700, `stopped after ${result.sent}`);
+  assert.equal(result.lastBlockRate, 800);
+  assert.equal(result.recentRate, 800);
+  assert.equal(result.earlierRate, 800);
   assert.equal(result.lastBlockP95, 5);
-  assert.equal(result.earlierBestP95, 5);
+});
+
+test('one lucky block neither stops the warm-up nor holds it up', async () => {
+  const clock = virtualClock();
+  // warming until 1500; requests 300-399 answer at once, a block far faster than the pod then is
+  const pod = fakePod(clock, (i) => (i >= 300 && i < 400 ? 1 : warming(100, 5, 1500)(i)));
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, settings));
+  assert.equal(result.stopReason, 'Converged');
+  assert.ok(result.sent >= 1500, `stopped after ${result.sent}, while the pod still got faster`);
+  assert.ok(result.sent <= 2200, `stopped after ${result.sent}`);
 });
 
 test('no rule is asked before the minimum of warm-up requests', async () => {
@@ -89,6 +104,14 @@ test('no rule is asked before the minimum of warm-up requests', async () => {
   const result = await clock.run(closedLoop({ ...clock, send: pod.send }, { ...settings, minRequests: 1500 }));
   assert.equal(result.stopReason, 'Converged');
   assert.ok(result.sent >= 1500 && result.sent < 1600, `stopped after ${result.sent}`);
+});
+
+test('a steady pod stops as soon as there are two windows to compare', async () => {
+  const clock = virtualClock();
+  const pod = fakePod(clock, () => 5);
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send }, settings));
+  assert.equal(result.stopReason, 'Converged');
+  assert.ok(result.sent >= 600 && result.sent < 700, `stopped after ${result.sent}`);
 });
 
 test('a pod that keeps getting faster is capped at the maximum', async () => {
@@ -114,24 +137,28 @@ test('the deadline stops the warm-up with Timeout', async () => {
   assert.equal(result.stopReason, 'Timeout');
 });
 
-test('the JIT rule waits out a latency plateau while the compiler is still busy', async () => {
+test('the JIT rule waits out a throughput plateau while the compiler is still busy', async () => {
   const clock = virtualClock();
   const pod = fakePod(clock, () => 5);
-  // 500 ms of compiling per block until request 2000, then 2 ms per block
+  // the compiler busy 90 % of the wall time until request 2000, then 1 %
+  let compiled = 0;
+  let last = 0;
   const scrapeJit = async () => {
-    const sentSoFar = pod.sentAt.length;
-    return { ms: Math.min(sentSoFar, 2000) * 5 + Math.max(0, sentSoFar - 2000) * 0.02, metric: 'jvm_compilation_time_ms_total' };
+    const t = clock.now();
+    compiled += (t - last) * (pod.sentAt.length < 2000 ? 0.9 : 0.01);
+    last = t;
+    return { ms: compiled, metric: 'jvm_compilation_time_ms_total' };
   };
   const result = await clock.run(closedLoop({ ...clock, send: pod.send, scrapeJit }, settings));
   assert.equal(result.stopReason, 'JitSettled');
-  assert.ok(result.sent >= 2200 && result.sent <= 2500, `stopped after ${result.sent}`);
+  assert.ok(result.sent >= 2100 && result.sent <= 2500, `stopped after ${result.sent}`);
   assert.equal(result.jit.metric, 'jvm_compilation_time_ms_total');
-  assert.ok(result.jit.compileMs >= 9000, `compile time ${result.jit.compileMs}`);
-  assert.ok(result.jit.lastBlockMs <= 20);
+  assert.ok(result.jit.compileMs >= 200, `compile time ${result.jit.compileMs}`);
+  assert.ok(result.jit.lastShare <= 0.5, `last share ${result.jit.lastShare}`);
   assert.equal(result.jit.error, null);
 });
 
-test('a page without the JIT counter falls back to the latency rule and says why', async () => {
+test('a page without the JIT counter falls back to the throughput rule and says why', async () => {
   const clock = virtualClock();
   const pod = fakePod(clock, () => 5);
   const scrapeJit = async () => ({ error: { code: 2, detail: 0 } });

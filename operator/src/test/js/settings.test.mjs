@@ -9,9 +9,9 @@ test('defaults are warmup.js\'s documented ones', () => {
   assert.equal(s.baseUrl, 'http://127.0.0.1:8080');
   assert.deepEqual(
     [s.rate, s.requests, s.warmupConcurrency, s.warmupRate, s.minWarmupRequests, s.maxWarmupRequests, s.timeBudgetS],
-    [20, 100, 4, 1000, 2000, 10000, 300]);
-  assert.deepEqual([s.blockSize, s.tolerance, s.stableBlocks, s.minDeltaMs, s.jitQuietMs, s.jitQuietBlocks],
-    [200, 0.05, 3, 1, 20, 2]);
+    [20, 100, 4, 1000, 300, 10000, 300]);
+  assert.deepEqual([s.blockSize, s.window, s.tolerance, s.jitQuietShare, s.jitQuietBlocks], [200, 3, 0.1, 0.5, 2]);
+  assert.deepEqual([s.coldPass, s.drainS, s.drainRate], ['warmup', 1, 10]);
   assert.deepEqual([s.maxErrorRatio, s.maxInFlight, s.requestTimeout, s.targetP95Ms, s.jitMetricsUrl], [0.05, 256, '10s', 0, '']);
   assert.deepEqual(s.headers, {});
 });
@@ -23,15 +23,17 @@ test('the operator\'s env is read as given; a low cap lowers the minimum too', (
   assert.equal(s.minWarmupRequests, 300);
   assert.equal(s.targetP95Ms, 0);
   assert.deepEqual(s.headers, { Authorization: 'Bearer x' });
-  assert.deepEqual(Object.keys(reportedSettings(s)), ['rate', 'requests', 'warmupConcurrency', 'warmupRate',
-    'minWarmupRequests', 'maxWarmupRequests', 'targetP95Ms', 'blockSize', 'tolerance', 'stableBlocks', 'minDeltaMs',
-    'jitMetricsUrl', 'jitQuietMs', 'jitQuietBlocks']);
+  assert.deepEqual(Object.keys(reportedSettings(s)), ['rate', 'requests', 'coldPass', 'warmupConcurrency',
+    'warmupRate', 'minWarmupRequests', 'maxWarmupRequests', 'targetP95Ms', 'blockSize', 'window', 'tolerance', 'drainS',
+    'drainRate', 'jitMetricsUrl', 'jitQuietShare', 'jitQuietBlocks']);
 });
 
 test('a bad value names its variable', () => {
   assert.throws(() => readSettings({ RATE: '0' }), /RATE=0: expected a positive number/);
   assert.throws(() => readSettings({ MAX_ERROR_RATIO: '2' }), /MAX_ERROR_RATIO=2: expected a number from 0 to 1/);
-  assert.throws(() => readSettings({ JIT_QUIET_MS: '-1' }), /JIT_QUIET_MS=-1: expected a number of 0 or more/);
+  assert.throws(() => readSettings({ JIT_QUIET_SHARE: '-1' }), /JIT_QUIET_SHARE=-1: expected a number of 0 or more/);
+  assert.throws(() => readSettings({ COLD_PASS: 'closed' }), /COLD_PASS=closed: expected one of warmup, open/);
+  assert.throws(() => readSettings({ DRAIN_S: '-1' }), /DRAIN_S=-1: expected a number of 0 or more/);
   assert.throws(() => headerMap({ HEADERS: '{"a":1}' }, 'HEADERS'), /value of a must be a string/);
   assert.throws(() => headerMap({ HEADERS: '[1]' }, 'HEADERS'), /expected a JSON object/);
 });

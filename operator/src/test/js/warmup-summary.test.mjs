@@ -1,4 +1,4 @@
-// Unit tests of the version-2 summary built in k6-scripts/lib/warmup-summary.js from k6's handleSummary
+// Unit tests of the summary (format version 2) built in k6-scripts/lib/warmup-summary.js from k6's handleSummary
 // data (run: make test-unit-operator-js). The operator's K6SummaryParserTest reads real recorded runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,8 +27,9 @@ function k6Data({ phases = {}, stop, durationMs = 20000, gauges = {}, checks = [
 const converged = {
   phases: { cold: { requests: 100, p95: 300 }, warmup: { requests: 1800, p95: 20 }, warm: { requests: 100, p95: 8 } },
   stop: 'Converged',
-  gauges: { danki_first_request_ms: 1795427173871, danki_evidence_blocks: 9, danki_evidence_seconds: 6,
-    danki_evidence_last_block_p95: 7.5, danki_evidence_earlier_best_p95: 7.2 },
+  gauges: { danki_first_request_ms: 1795427173871, danki_evidence_requests: 1800, danki_evidence_blocks: 9,
+    danki_evidence_seconds: 6, danki_evidence_last_block_p95: 7.5, danki_evidence_last_block_rate: 310,
+    danki_evidence_recent_rate: 305, danki_evidence_earlier_rate: 290 },
 };
 
 test('a converged run: fields in warmup.js\'s order, percentiles per phase, evidence', () => {
@@ -40,12 +41,28 @@ test('a converged run: fields in warmup.js\'s order, percentiles per phase, evid
   assert.equal(s.abortMessage, undefined);
   assert.equal(s.phases.cold.p95, 300);
   assert.equal(s.phases.warm.failureExample, null);
-  assert.deepEqual(Object.keys(s.phases.cold), ['requests', 'failures', 'failureExample', 'p25', 'p50', 'p75', 'p90', 'p95']);
+  assert.deepEqual(Object.keys(s.phases.cold), ['requests', 'failures', 'failureExample', 'p25', 'p50', 'p75', 'p90', 'p95',
+    'protocol']);
+  // by default the cold figures are the warm-up's first answers, the warm pass one of its own
+  assert.deepEqual(s.phases.cold.protocol, { source: 'warmup', requests: 100, concurrency: 4 });
+  assert.deepEqual(s.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
+  assert.equal(s.phases.warmup.protocol, undefined);
   assert.equal(s.evidence.requests, 1800);
   assert.equal(s.evidence.achievedRate, 300);
-  assert.equal(s.evidence.rule, 'latency');
+  assert.equal(s.evidence.rule, 'throughput');
+  assert.deepEqual([s.evidence.earlierRate, s.evidence.recentRate, s.evidence.lastBlockRate], [290, 305, 310]);
+  assert.deepEqual([s.evidence.window, s.evidence.tolerance, s.evidence.drainSeconds], [3, 0.1, 1]);
   assert.equal(s.evidence.jit, null);
-  assert.match(textTable(s, 'danki warm-up of x'), /^danki warm-up of x: stop reason Converged \(latency rule, 1800 warm-up requests in 9 blocks/);
+  assert.match(textTable(s, 'danki warm-up of x'),
+    /^danki warm-up of x: stop reason Converged \(throughput rule, 1800 warm-up requests in 9 blocks of 200, throughput 290.0 -> 305.0\/s\)/);
+});
+
+test('an open cold pass, or one of a run without the warm-up, says so', () => {
+  const open = buildSummary(k6Data(converged), readSettings({ COLD_PASS: 'open' }));
+  assert.deepEqual(open.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });
+  const alone = buildSummary(k6Data({ phases: { cold: { requests: 100, p95: 300 } }, stop: 'Measured' }),
+    readSettings({ PHASES: 'cold' }));
+  assert.deepEqual(alone.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });
 });
 
 test('an aborted pass names the first failed request, as warmup.js always did', () => {
@@ -79,12 +96,12 @@ test('no stop code: the time budget when the run lasted it, an uncaught error wh
 test('a JIT run reports its counter, and a failed scrape says why', () => {
   const jitSettings = readSettings({ JIT_METRICS_URL: 'http://198.18.0.12:8080/metrics' });
   const ok = buildSummary(k6Data({ ...converged, stop: 'JitSettled', gauges: { ...converged.gauges,
-    danki_evidence_jit_state: 1, danki_evidence_jit_counter: 0, danki_evidence_jit_compile_ms: 6384, danki_evidence_jit_last_block_ms: 3 } }), jitSettings);
+    danki_evidence_jit_state: 1, danki_evidence_jit_counter: 0, danki_evidence_jit_compile_ms: 6384, danki_evidence_jit_last_share: 0.3 } }), jitSettings);
   assert.equal(ok.evidence.rule, 'jit');
   assert.deepEqual(ok.evidence.jit, { url: 'http://198.18.0.12:8080/metrics', metric: 'jvm_compilation_time_ms_total',
-    compileMs: 6384, lastBlockMs: 3, error: null });
+    compileMs: 6384, lastShare: 0.3, error: null });
   const failed = buildSummary(k6Data({ ...converged, gauges: { ...converged.gauges,
     danki_evidence_jit_state: 2, danki_evidence_jit_error: 1, danki_evidence_jit_error_detail: 404 } }), jitSettings);
-  assert.equal(failed.evidence.rule, 'latency');
+  assert.equal(failed.evidence.rule, 'throughput');
   assert.equal(failed.evidence.jit.error, 'HTTP status 404 from http://198.18.0.12:8080/metrics');
 });

@@ -79,8 +79,8 @@ class RunRecorder(
             completionTime = RunStatuses.precise(now)
             duration = durationOf(startTime, now)
             requests = RunStatuses.requests(summary)
-            cold = summary.cold.latency?.let(RunStatuses::percentiles)
-            warm = summary.warm.latency?.let(RunStatuses::percentiles)
+            cold = RunStatuses.percentiles(summary.cold)
+            warm = RunStatuses.percentiles(summary.warm)
             stopReason = summary.stopReason.name
             stopEvidence = summary.evidence?.let { RunStatuses.evidence(it, minWarmupRequests) }
             scriptNotes = summary.notes.takeIf { it.isNotEmpty() }

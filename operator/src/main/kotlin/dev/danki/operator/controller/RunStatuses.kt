@@ -8,6 +8,7 @@ import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.K6Summary
 import dev.danki.operator.warmup.Percentiles
+import dev.danki.operator.warmup.PhaseResult
 import dev.danki.operator.warmup.WarmupEvidence
 import io.fabric8.kubernetes.api.model.ConditionBuilder
 import java.time.Duration
@@ -48,14 +49,21 @@ object RunStatuses {
             failed = summary.totalFailures
         }
 
-    fun percentiles(p: Percentiles) =
-        LatencyPercentiles().apply {
+    /** A pass's percentiles and, when the summary said, how it was measured. */
+    fun percentiles(pass: PhaseResult): LatencyPercentiles? {
+        val p = pass.latency ?: return null
+        return LatencyPercentiles().apply {
             p25 = round(p.p25)
             p50 = round(p.p50)
             p75 = round(p.p75)
             p90 = round(p.p90)
             p95 = round(p.p95)
+            source = pass.protocol?.source
+            requests = pass.protocol?.requests
+            ratePerSecond = pass.protocol?.rate
+            concurrency = pass.protocol?.concurrency
         }
+    }
 
     /** The stop rule's evidence; [floor] is the plan's minimum of warm-up requests, which k6 was given. */
     fun evidence(e: WarmupEvidence, floor: Int) =
@@ -66,11 +74,16 @@ object RunStatuses {
             minRequests = floor
             blocks = e.blocks
             blockSize = e.blockSize
+            window = e.window.takeIf { it > 0 }
+            tolerance = e.tolerance
             lastBlockP95 = e.lastBlockP95?.let(::round)
-            earlierBestP95 = e.earlierBestP95?.let(::round)
-            requestsPerSecond = e.achievedRate?.let { Math.round(it * TENTHS) / TENTHS }
+            lastBlockRate = e.lastBlockRate?.let { round(it, TENTHS) }
+            recentRate = e.recentRate?.let { round(it, TENTHS) }
+            earlierRate = e.earlierRate?.let { round(it, TENTHS) }
+            requestsPerSecond = e.achievedRate?.let { round(it, TENTHS) }
+            drainSeconds = e.drainSeconds
             jitCompileMillis = e.jit?.compileMs
-            jitLastBlockMillis = e.jit?.lastBlockMs?.let(::round)
+            jitLastShare = e.jit?.lastShare?.let(::round)
             jitMetric = e.jit?.metric
             jitError = e.jit?.error
         }
@@ -97,14 +110,17 @@ object RunStatuses {
             "(${summary.totalRequests} requests, warm-up stopped: ${summary.stopReason}${why(summary.evidence)})"
     }
 
-    /** `, 1200 warm-up requests, last block p95 8.1ms, JIT 4210ms`: the stop's evidence in the Event. */
+    /** `, 1200 warm-up requests, 80.1 -> 82.3 requests/s, JIT 4210ms`: the stop's evidence in the Event. */
     private fun why(e: WarmupEvidence?): String {
         if (e == null) return ""
         val jit = e.jit?.compileMs?.let { ", JIT ${oneDecimal(it)}ms" } ?: ""
-        return ", ${e.requests} warm-up requests, last block p95 ${ms(e.lastBlockP95)}$jit"
+        val earlier = e.earlierRate?.let(::oneDecimal) ?: "n/a"
+        val rates = e.recentRate?.let { ", $earlier -> ${oneDecimal(it)} requests/s" } ?: ""
+        return ", ${e.requests} warm-up requests$rates$jit"
     }
 
-    private fun round(value: Double) = Math.round(value * HUNDREDTHS) / HUNDREDTHS
+    /** [value] to hundredths, or to tenths with [scale] = [TENTHS] (requests/s). */
+    private fun round(value: Double, scale: Double = HUNDREDTHS) = Math.round(value * scale) / scale
 
     private fun oneDecimal(value: Double) = String.format(Locale.ROOT, "%.1f", value)
 }

@@ -64,7 +64,7 @@ class WarmupJob(
         try {
             // its JVM has started: whether it mapped the cache is in the first lines of its log
             if (status.aotCache == null) status.aotCache = aot?.of(pod)
-            val plan = if (status.aotCache == Keys.Aot.USED) input.plan.startedFromCache() else input.plan
+            val plan = input.plan
             val request =
                 K6Request(
                     runName = "${input.ref.namespace}.${input.ref.runName}",

@@ -61,6 +61,12 @@ object Keys {
         const val FAILURE_POLICY = "${PREFIX}failure-policy"
         const val HEADERS = "${PREFIX}headers"
 
+        /** Where the cold figures come from: `warmup` (the warm-up's first requests) or `open` (a pass of its own). */
+        const val COLD_PASS = "${PREFIX}cold-pass"
+
+        /** Low-rate requests after the warm-up, before the warm pass, e.g. `1s`; `0s` for none. */
+        const val DRAIN = "${PREFIX}drain"
+
         /** CPU limit of the warmed container while its pod is gated (an in-place resize), e.g. `2` or `1500m`. */
         const val WARMUP_CPU = "${PREFIX}warmup-cpu"
 
@@ -99,6 +105,8 @@ object Keys {
                 TIMEOUT,
                 FAILURE_POLICY,
                 HEADERS,
+                COLD_PASS,
+                DRAIN,
                 WARMUP_CPU,
                 UNGATED_PODS,
                 AOT_CACHE,

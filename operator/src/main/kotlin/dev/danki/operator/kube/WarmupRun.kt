@@ -79,7 +79,7 @@ class WarmupRunSpec {
     var timeoutSeconds: Long? = null
 }
 
-/** Latency percentiles of one pass, in milliseconds. */
+/** Latency percentiles of one pass, in milliseconds, and how the pass was measured. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 class LatencyPercentiles {
     var p25: Double? = null
@@ -87,6 +87,21 @@ class LatencyPercentiles {
     var p75: Double? = null
     var p90: Double? = null
     var p95: Double? = null
+
+    @JsonPropertyDescription(
+        "Where the figures come from: open (a pass of its own, sent at ratePerSecond whatever the answers " +
+            "took, as users arrive) or warmup (the warm-up's first requests, concurrency in flight).",
+    )
+    var source: String? = null
+
+    @JsonPropertyDescription("Requests the figures rest on.")
+    var requests: Long? = null
+
+    @JsonPropertyDescription("Requests per second of an open pass.")
+    var ratePerSecond: Double? = null
+
+    @JsonPropertyDescription("Requests in flight, for figures taken from the warm-up.")
+    var concurrency: Int? = null
 }
 
 /** Requests sent in each phase. */
@@ -103,15 +118,16 @@ class RequestCounts {
 @JsonInclude(JsonInclude.Include.NON_NULL)
 class StopEvidence {
     @JsonPropertyDescription(
-        "Rule that judged the warm-up: latency (the block P95 stopped improving) or jit " +
-            "(the JIT compiler ran out of work).",
+        "Rule that judged the warm-up: throughput (the pod stopped getting faster: the median requests/s of the " +
+            "last window of blocks gained at most the tolerance over the window before) or jit (that, and the " +
+            "JIT compiler's share of the wall time quiet).",
     )
     var rule: String? = null
 
     @JsonPropertyDescription("Warm-up requests in flight at once.")
     var concurrency: Int? = null
 
-    @JsonPropertyDescription("Warm-up requests sent.")
+    @JsonPropertyDescription("Requests the stop rules judged: the warm-up's, the cold figures' first ones included.")
     var requests: Long? = null
 
     @JsonPropertyDescription(
@@ -126,25 +142,45 @@ class StopEvidence {
     @JsonPropertyDescription("Answers per block.")
     var blockSize: Int? = null
 
+    @JsonPropertyDescription("Blocks per window: the throughput rule compares the last window with the one before.")
+    var window: Int? = null
+
+    @JsonPropertyDescription(
+        "Gain of a window's median requests/s over the window before that still counted as warming.",
+    )
+    var tolerance: Double? = null
+
     @JsonPropertyDescription("P95 of the last block, ms.")
     var lastBlockP95: Double? = null
 
-    @JsonPropertyDescription("P95 of the best block before those the latency rule compared, ms.")
-    var earlierBestP95: Double? = null
+    @JsonPropertyDescription("Requests/s the pod answered in the last block.")
+    var lastBlockRate: Double? = null
+
+    @JsonPropertyDescription("Median requests/s of the last window of blocks.")
+    var recentRate: Double? = null
+
+    @JsonPropertyDescription("Median requests/s of the window before it.")
+    var earlierRate: Double? = null
 
     @JsonPropertyDescription("Warm-up requests per second the pod took.")
     var requestsPerSecond: Double? = null
 
+    @JsonPropertyDescription("Seconds of low-rate requests after the warm-up, in which its queued compiles finished.")
+    var drainSeconds: Double? = null
+
     @JsonPropertyDescription("JIT compile time the pod spent during the warm-up, ms (with danki.dev/jit-metrics).")
     var jitCompileMillis: Double? = null
 
-    @JsonPropertyDescription("JIT compile time per block at the last scrape, ms.")
-    var jitLastBlockMillis: Double? = null
+    @JsonPropertyDescription(
+        "JIT compile time between the last two scrapes over the wall time between them: elapsed time summed " +
+            "over the compiler threads, so above 1 when they wait for CPU.",
+    )
+    var jitLastShare: Double? = null
 
     @JsonPropertyDescription("JIT counter read, e.g. jvm_compilation_time_ms_total.")
     var jitMetric: String? = null
 
-    @JsonPropertyDescription("Why the JIT rule could not be used, so the latency rule decided.")
+    @JsonPropertyDescription("Why the JIT rule could not be used, so the throughput rule decided alone.")
     var jitError: String? = null
 }
 

@@ -102,6 +102,8 @@ object K6Settings {
             "BASE_URL" to request.baseUrl,
             "RATE" to plan.rate.toString(),
             "REQUESTS" to plan.passRequests.toString(),
+            "COLD_PASS" to plan.coldPass.value,
+            "DRAIN_S" to (plan.drain.toMillis() / MILLIS).toString(),
             "WARMUP_RATE" to plan.warmupRate.toString(),
             "WARMUP_CONCURRENCY" to plan.warmupConcurrency.toString(),
             "MIN_WARMUP_REQUESTS" to plan.minWarmupRequests.toString(),

@@ -48,22 +48,27 @@ object K6SummaryParser {
         if (node.path("requests").asLong(0) == 0L) return null
         val jit = node.path("jit")
         return WarmupEvidence(
-            rule = node.path("rule").asText("latency"),
+            rule = node.path("rule").asText("throughput"),
             concurrency = node.path("concurrency").asInt(0),
             requests = node.path("requests").asLong(0),
             blocks = node.path("blocks").asInt(0),
             blockSize = node.path("blockSize").asInt(0),
+            window = node.path("window").asInt(0),
+            tolerance = number(node, "tolerance"),
             lastBlockP95 = number(node, "lastBlockP95"),
-            earlierBestP95 = number(node, "earlierBestP95"),
+            lastBlockRate = number(node, "lastBlockRate"),
+            recentRate = number(node, "recentRate"),
+            earlierRate = number(node, "earlierRate"),
             seconds = number(node, "seconds"),
             achievedRate = number(node, "achievedRate"),
+            drainSeconds = number(node, "drainSeconds"),
             jit =
                 jit.takeIf { it.isObject }?.let {
                     JitEvidence(
                         url = it.path("url").asText(""),
                         metric = text(it, "metric"),
                         compileMs = number(it, "compileMs"),
-                        lastBlockMs = number(it, "lastBlockMs"),
+                        lastShare = number(it, "lastShare"),
                         error = text(it, "error"),
                     )
                 },
@@ -86,7 +91,26 @@ object K6SummaryParser {
             } else {
                 Percentiles(values["p25"]!!, values["p50"]!!, values["p75"]!!, values["p90"]!!, values["p95"]!!)
             }
-        return PhaseResult(requests, node.path("failures").asLong(0), latency, text(node, "failureExample"))
+        return PhaseResult(
+            requests,
+            node.path("failures").asLong(0),
+            latency,
+            text(node, "failureExample"),
+            protocol(node.path("protocol")),
+        )
+    }
+
+    /** How a pass was measured; null for the warm-up, and for a phase that sent nothing. */
+    private fun protocol(node: JsonNode): PassProtocol? {
+        if (!node.isObject) return null
+        val source = node.path("source").asText("")
+        if (source !in PassProtocol.SOURCES) invalid("k6 summary has a pass protocol of source '$source'")
+        return PassProtocol(
+            source = source,
+            requests = node.path("requests").asLong(0),
+            rate = number(node, "rate"),
+            concurrency = node.path("concurrency").takeIf { it.isInt }?.asInt(),
+        )
     }
 
     private fun invalid(message: String): Nothing = throw K6SummaryException(message)
@@ -159,7 +183,27 @@ data class PhaseResult(
     val latency: Percentiles?,
     /** The first failed request of the phase, e.g. `404 from GET /exam/1`; null when none failed. */
     val failureExample: String? = null,
+    /** How the cold or warm pass was measured. */
+    val protocol: PassProtocol? = null,
 )
+
+/**
+ * How a cold or warm pass was measured: an `open` pass of [requests] sent at [rate] per second whatever the
+ * answers took, as users arrive; or, for the cold figures, the `warmup`'s first [requests] answers, with
+ * [concurrency] in flight, which costs the pod's critical path no time of its own.
+ */
+data class PassProtocol(
+    val source: String,
+    val requests: Long,
+    val rate: Double? = null,
+    val concurrency: Int? = null,
+) {
+    companion object {
+        const val OPEN = "open"
+        const val WARMUP = "warmup"
+        val SOURCES = setOf(OPEN, WARMUP)
+    }
+}
 
 /** Latency percentiles of one phase, in milliseconds. */
 data class Percentiles(
@@ -195,21 +239,29 @@ enum class StopReason {
  * the stop rule chose well.
  */
 data class WarmupEvidence(
-    /** `latency` (block P95 stopped improving) or `jit` (the JIT ran out of work). */
+    /** `throughput` (the pod stopped getting faster) or `jit` (that, and its compiler went quiet). */
     val rule: String,
     /** Warm-up requests in flight at once. */
     val concurrency: Int,
-    /** Warm-up requests sent. */
+    /** Requests the stop rules judged: the closed loop's, the cold figures' first answers included. */
     val requests: Long,
-    /** Blocks of answers the rules judged, and how many answers make one. */
+    /** Blocks of answers the rules judged, how many answers make one, and how many make a window. */
     val blocks: Int,
     val blockSize: Int,
-    /** P95 (ms) of the last block, and of the best block before the ones the latency rule compared. */
+    val window: Int = 0,
+    /** Gain of the last window over the one before it that still counted as warming. */
+    val tolerance: Double? = null,
+    /** P95 (ms) of the last block. */
     val lastBlockP95: Double?,
-    val earlierBestP95: Double?,
-    /** Wall time of the warm-up phase, and the requests/s the pod took. */
+    /** Answers/s of the last block, and the median of the last window and of the one before it. */
+    val lastBlockRate: Double? = null,
+    val recentRate: Double? = null,
+    val earlierRate: Double? = null,
+    /** Wall time of the closed loop, and the requests/s the pod took. */
     val seconds: Double?,
     val achievedRate: Double?,
+    /** Seconds of the drain after the loop, before the warm pass. */
+    val drainSeconds: Double? = null,
     /** The JIT scrapes, when the plan named a metrics page. */
     val jit: JitEvidence?,
 )
@@ -219,10 +271,10 @@ data class JitEvidence(
     val url: String,
     /** The counter found, e.g. `jvm_compilation_time_ms_total`; null when none was. */
     val metric: String?,
-    /** JIT compile time spent during the warm-up, ms. */
+    /** JIT compile time spent during the warm-up, ms: elapsed time summed over the compiler threads. */
     val compileMs: Double?,
-    /** Compile time per block at the last scrape, ms. */
-    val lastBlockMs: Double?,
-    /** Why the JIT rule could not be used (the latency rule decided instead); null when it could. */
+    /** Compile time between the last two scrapes over the wall time between them. */
+    val lastShare: Double?,
+    /** Why the JIT rule could not be used (the throughput rule decided alone); null when it could. */
     val error: String?,
 )

@@ -75,6 +75,11 @@ class PlanParser(
             requests = fields.read(Annotations.PATHS, listOf(RequestSpec("GET", "/")), PATHS_EXPECTED, ::parsePaths),
             rate = fields.read(Annotations.RATE, WarmupPlan.DEFAULT_RATE, RATE_EXPECTED, ::parseRate),
             passRequests = fields.count(Annotations.REQUESTS, WarmupPlan.DEFAULT_PASS_REQUESTS, 1..MAX_PASS),
+            coldPass = fields.read(Annotations.COLD_PASS, ColdPass.WARMUP, COLD_PASS_EXPECTED) { ColdPass.parse(it) },
+            drain =
+                fields.read(Annotations.DRAIN, WarmupPlan.DEFAULT_DRAIN, DRAIN_EXPECTED) { raw ->
+                    DurationFormat.parse(raw)?.takeIf { it <= MAX_DRAIN }
+                },
             warmupRate =
                 fields.read(
                     Annotations.WARMUP_RATE,
@@ -119,8 +124,7 @@ class PlanParser(
 
     /**
      * The minimum of warm-up requests cannot exceed the cap. A cap set below the default minimum lowers
-     * the minimum with it; a minimum set above the cap is a mistake to name. A floor the user chose is
-     * theirs for every pod; only danki's own default drops for a cache.
+     * the minimum with it; a minimum set above the cap is a mistake to name.
      */
     private fun withWarmupBounds(plan: WarmupPlan, fields: Fields): WarmupPlan {
         val minRaw = fields.annotations[Annotations.MIN_WARMUP_REQUESTS]
@@ -130,7 +134,7 @@ class PlanParser(
             val expected = "at most ${Annotations.MAX_WARMUP_REQUESTS} ($cap)"
             fields.problems += ConfigProblem(Annotations.MIN_WARMUP_REQUESTS, minRaw, expected)
         }
-        return plan.copy(minWarmupRequestsFromCache = plan.minWarmupRequests)
+        return plan
     }
 
     private fun parsePaths(raw: String): List<RequestSpec>? {
@@ -218,6 +222,9 @@ class PlanParser(
         val MAX_TIMEOUT: Duration = Duration.ofHours(1)
         val MAX_TARGET: Duration = Duration.ofMinutes(1)
 
+        /** A drain is for queued compiles, which take well under a second: ten is generous. */
+        val MAX_DRAIN: Duration = Duration.ofSeconds(10)
+
         /** A boost is a limit raised for a minute or two: from a tenth of a core to a large node's 64. */
         const val MIN_WARMUP_CPU_MILLIS = 100L
         const val MAX_WARMUP_CPU_MILLIS = 64_000L
@@ -232,6 +239,8 @@ class PlanParser(
         private const val RATE_EXPECTED = "requests per second, a number from 1 to 10000, e.g. '20' or '20/s'"
         private const val TARGET_EXPECTED = "a duration above 0 and at most 1m, e.g. '250ms'"
         private const val TIMEOUT_EXPECTED = "a duration from 10s to 1h, e.g. '5m' or '90s'"
+        private const val COLD_PASS_EXPECTED = "warmup or open"
+        private const val DRAIN_EXPECTED = "a duration from 0s to 10s, e.g. '1s' or '500ms'"
         private const val HEADERS_EXPECTED =
             "a JSON object of header names to string values, e.g. '{\"Authorization\":\"Bearer x\"}'"
         private const val JIT_EXPECTED =

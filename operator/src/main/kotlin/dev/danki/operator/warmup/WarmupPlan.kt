@@ -12,17 +12,16 @@ data class WarmupPlan(
     val rate: Double = DEFAULT_RATE,
     /** Requests in each of the cold and warm passes. */
     val passRequests: Int = DEFAULT_PASS_REQUESTS,
+    /** Where the cold figures come from: the warm-up's first answers, or an open pass of their own. */
+    val coldPass: ColdPass = ColdPass.WARMUP,
+    /** Low-rate requests after the warm-up, before the warm pass: its queued compiles finish meanwhile. */
+    val drain: Duration = DEFAULT_DRAIN,
     /** Ceiling on the warm-up phase's requests/s; the pod's own speed sets the pace below it. */
     val warmupRate: Double = DEFAULT_WARMUP_RATE,
     /** Warm-up requests in flight at once: the closed loop sends the next as soon as one answers. */
     val warmupConcurrency: Int = DEFAULT_WARMUP_CONCURRENCY,
-    /** Warm-up requests sent before any stop rule is asked. */
+    /** Warm-up requests sent before any stop rule is asked: a safety minimum, not the stop. */
     val minWarmupRequests: Int = DEFAULT_MIN_WARMUP_REQUESTS,
-    /**
-     * [minWarmupRequests] for a pod whose JVM started from its AOT cache ([startedFromCache]); the user's
-     * own `danki.dev/min-warmup-requests`, when set, holds for every pod.
-     */
-    val minWarmupRequestsFromCache: Int = DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE,
     val maxWarmupRequests: Int = DEFAULT_MAX_WARMUP_REQUESTS,
     /** The pod's JVM metrics page; when set, the warm-up stops once the JIT has nothing left to compile. */
     val jitMetrics: JitMetrics? = null,
@@ -39,32 +38,30 @@ data class WarmupPlan(
     /** CPU limit (millicores) of the warmed container while its pod is gated; null: the pod's own. */
     val warmupCpuMillis: Long? = null,
 ) {
-    /**
-     * The plan for a pod whose JVM mapped its AOT cache: its classes are loaded and its hot methods
-     * profiled already, so fewer requests come before the stop rules judge it. The rules themselves,
-     * and the cap, are unchanged, so the pod still warms until its latency converges.
-     */
-    fun startedFromCache(): WarmupPlan = copy(minWarmupRequests = minOf(minWarmupRequests, minWarmupRequestsFromCache))
-
     companion object {
         /** The published exam-server protocol: 20 requests/s, 100 requests per pass. */
         const val DEFAULT_RATE = 20.0
         const val DEFAULT_PASS_REQUESTS = 100
 
         /**
+         * Once the warm-up's load stops, a JVM's compiler threads finish what it queued within half a second
+         * (the cluster's JIT traces, bench/results/stop-rule.md): a second covers it.
+         */
+        val DEFAULT_DRAIN: Duration = Duration.ofSeconds(1)
+
+        /**
          * The warm-up feeds the JIT as fast as the pod answers, with a ceiling so that a very fast pod's
-         * warm-up stays cheap; see bench/results/stop-rule.md for the measurements behind these defaults.
+         * warm-up stays cheap; see bench/results/stop-rule-loopback.md for the measurements behind these.
          */
         const val DEFAULT_WARMUP_RATE = 1_000.0
         const val DEFAULT_WARMUP_CONCURRENCY = 4
-        const val DEFAULT_MIN_WARMUP_REQUESTS = 2_000
 
         /**
-         * The floor for a JVM that started from its AOT cache. bench/results/warmup-aot-min-warmup-600.md:
-         * at 600, the cache's pods stopped after about 1,000 requests with the same first-100 quality as at
-         * 2,000, on both bench targets; JVMs without the cache keep 2,000.
+         * The throughput rule decides the stop (k6-scripts/lib/convergence.js), and its first verdict comes
+         * after 1,200 answers anyway: the floor only keeps a pod that answers suspiciously fast at once from
+         * being judged on nothing. bench/results/stop-rule.md has the cluster sweep of 300 to 2,000.
          */
-        const val DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE = 600
+        const val DEFAULT_MIN_WARMUP_REQUESTS = 300
         const val DEFAULT_MAX_WARMUP_REQUESTS = 10_000
         val DEFAULT_TIMEOUT: Duration = Duration.ofMinutes(5)
     }
@@ -98,6 +95,26 @@ data class ScriptRef(
 ) {
     companion object {
         const val DEFAULT_KEY = "flow.js"
+    }
+}
+
+/** Where a warm-up's cold figures come from (`danki.dev/cold-pass`). */
+enum class ColdPass(
+    val value: String,
+) {
+    /**
+     * The warm-up's first requests, with its concurrency in flight: no time of their own on the pod's way
+     * to Ready. At the pod's own pace, so they show its cold service time, not the queue that users
+     * arriving at a fixed rate would build on a pod slower than their rate.
+     */
+    WARMUP("warmup"),
+
+    /** A pass of its own before the warm-up, sent at the plan's rate whatever the answers take, as users arrive. */
+    OPEN("open"),
+    ;
+
+    companion object {
+        fun parse(raw: String): ColdPass? = entries.firstOrNull { it.value == raw.trim().lowercase() }
     }
 }
 

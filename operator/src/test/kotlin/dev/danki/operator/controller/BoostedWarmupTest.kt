@@ -218,16 +218,15 @@ class BoostedWarmupTest {
                 evidence =
                     if (warmedUp) {
                         WarmupEvidence(
-                            "latency",
-                            4,
-                            WARMUP_REQUESTS,
-                            10,
-                            200,
-                            20.0,
-                            21.0,
-                            20.0,
-                            100.0,
-                            null,
+                            rule = "throughput",
+                            concurrency = 4,
+                            requests = WARMUP_REQUESTS,
+                            blocks = 10,
+                            blockSize = 200,
+                            lastBlockP95 = 20.0,
+                            seconds = 20.0,
+                            achievedRate = 100.0,
+                            jit = null,
                         )
                     } else {
                         null

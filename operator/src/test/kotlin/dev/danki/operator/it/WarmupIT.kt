@@ -80,9 +80,16 @@ class WarmupIT {
         status.cold!!.p95!! shouldBeGreaterThan 0.0
         status.warm!!.p95!! shouldBeGreaterThan 0.0
         listOf("Converged", "TargetReached", "MaxRequests", "Timeout") shouldContain status.stopReason
+        // the cold figures are the warm-up's first 20 answers; the warm pass is one of its own
+        status.cold!!.source shouldBe "warmup"
+        status.cold!!.concurrency shouldBe 4
+        status.warm!!.source shouldBe "open"
+        status.warm!!.ratePerSecond shouldBe 50.0
         val evidence = status.stopEvidence.shouldNotBeNull()
-        evidence.rule shouldBe "latency"
-        evidence.requests shouldBe status.requests!!.warmup
+        evidence.rule shouldBe "throughput"
+        // the rules judged the loop's requests, the cold 20 included; the warm-up phase adds the drain's 10 (1 s at 10/s)
+        evidence.requests shouldBe status.requests!!.cold!! + status.requests!!.warmup!! - 10L
+        evidence.drainSeconds shouldBe 1.0
         evidence.blockSize shouldBe 200
         evidence.concurrency shouldBe 4
         evidence.lastBlockP95.shouldNotBeNull()
@@ -127,14 +134,14 @@ class WarmupIT {
         val evidence = status.stopEvidence!!
         evidence.rule shouldBe "jit"
         evidence.jitMetric shouldBe "jvm_compilation_time_ms_total"
-        // the counter grew for the first 600 requests (20 of them in the cold pass): the warm-up saw the rest
+        // the counter grew for the first 600 requests, all of them seen by the warm-up (the cold figures are its first)
         evidence.jitCompileMillis!! shouldBeGreaterThan 10_000.0
-        // quiet means at least two blocks after the 600th request: a latency rule would have stopped sooner
-        evidence.requests!! shouldBeGreaterThan 900L
+        // the throughput (flat here) needs two windows of 3 blocks, 1,200 answers, and the compiler two quiet reads
+        evidence.requests!! shouldBeGreaterThan 1_199L
     }
 
     @Test
-    fun `a metrics page without a JIT counter falls back to the latency rule and says why`() {
+    fun `a metrics page without a JIT counter falls back to the throughput rule and says why`() {
         val annotations =
             fast + (Annotations.PORT to target.port.toString()) + (Annotations.JIT_METRICS to "${target.port}/nothing")
         space.create(Fixtures.deployment(space.ns, "nojit", annotations))
@@ -143,7 +150,7 @@ class WarmupIT {
             eventually(Duration.ofSeconds(60)) {
                 space.run("nojit-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
             }
-        status.stopEvidence!!.rule shouldBe "latency"
+        status.stopEvidence!!.rule shouldBe "throughput"
         status.stopEvidence!!.jitError!! shouldContain "no JIT counter"
     }
 

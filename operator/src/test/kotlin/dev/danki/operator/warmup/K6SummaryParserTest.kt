@@ -21,19 +21,27 @@ class K6SummaryParserTest {
         summary.stopReason shouldBe StopReason.Converged
         summary.cold.requests shouldBe 100
         summary.warm.requests shouldBe 100
-        summary.warmup.requests shouldBe 1803
+        // the closed loop's 1,803, less the first 100 that are the cold figures, and the drain's 10
+        summary.warmup.requests shouldBe 1713
         summary.totalFailures shouldBe 0
+        summary.cold.protocol shouldBe PassProtocol(PassProtocol.WARMUP, 100, concurrency = 4)
+        summary.warm.protocol shouldBe PassProtocol(PassProtocol.OPEN, 100, rate = 20.0)
+        summary.warmup.protocol shouldBe null
         val cold = summary.cold.latency!!
         val warm = summary.warm.latency!!
-        cold.p95 shouldBe 57.95128369999982
+        cold.p95 shouldBe 24.482031699999997
         warm.p95 shouldBeLessThan cold.p95
         listOf(cold.p25, cold.p50, cold.p75, cold.p90, cold.p95)
             .zipWithNext()
             .forEach { (a, b) -> a shouldBeLessThan b }
-        summary.firstRequestAtMillis shouldBe 1795427173871
+        summary.firstRequestAtMillis shouldBe 1795930046366
         val evidence = summary.evidence!!
-        evidence.rule shouldBe "latency"
+        evidence.rule shouldBe "throughput"
         evidence.requests shouldBe 1803
+        evidence.window shouldBe 3
+        evidence.tolerance shouldBe 0.1
+        evidence.drainSeconds shouldBe 1.0
+        evidence.recentRate!! shouldBeLessThan evidence.earlierRate!! * 1.1
         evidence.blocks shouldBe 9
         evidence.blockSize shouldBe 200
         evidence.concurrency shouldBe 4
@@ -61,15 +69,15 @@ class K6SummaryParserTest {
         val jit = summary.evidence!!.jit!!
         summary.evidence!!.rule shouldBe "jit"
         jit.metric shouldBe "jvm_compilation_time_ms_total"
-        jit.compileMs shouldBe 6384.0
-        jit.lastBlockMs!! shouldBeLessThan 20.0
+        jit.compileMs!! shouldBeGreaterThan 0.0
+        jit.lastShare!! shouldBeGreaterThan 0.0
         jit.error shouldBe null
     }
 
     @Test
-    fun `a metrics page without the JIT counter falls back to the latency rule, and says why`() {
+    fun `a metrics page without the JIT counter falls back to the throughput rule, and says why`() {
         val evidence = K6SummaryParser.parse(fixture("summary-jit-missing.json")).evidence!!
-        evidence.rule shouldBe "latency"
+        evidence.rule shouldBe "throughput"
         evidence.jit!!.error!! shouldContain "no JIT counter (jvm_compilation_time_ms_total"
         evidence.jit!!.error!! shouldContain "/healthz"
     }
@@ -78,17 +86,19 @@ class K6SummaryParserTest {
     fun `an unreachable target aborts with a message and no percentiles`() {
         val summary = K6SummaryParser.parse(fixture("summary-unreachable.json"))
         summary.stopReason shouldBe StopReason.Aborted
-        summary.abortMessage!! shouldContain "cold phase: 21 of 21 requests failed"
+        summary.abortMessage!! shouldContain "cold phase: 20 of 20 requests failed"
         summary.cold.latency shouldBe null
-        summary.cold.failures shouldBe 21
-        summary.evidence shouldBe null
+        summary.cold.failures shouldBe 20
+        // the cold figures are the warm-up's first answers, so its evidence shows the 20 it sent before giving up
+        summary.evidence!!.requests shouldBe 20
+        summary.evidence!!.blocks shouldBe 0
     }
 
     @Test
     fun `a runner's summary carries its flow's notes, bounded whatever the flow wrote`() {
         val summary = K6SummaryParser.parse(fixture("summary-runner-exam-flow.json"))
         summary.notes shouldBe
-            listOf("all 2403 warm-up submissions were rolled back (warmup: true)", "scores from 22.5% to 41.6%")
+            listOf("all 1313 warm-up submissions were rolled back (warmup: true)", "scores from 22.5% to 41.6%")
         K6SummaryParser.parse(fixture("summary-converged.json")).notes shouldBe emptyList()
 
         val tree = ObjectMapper().readTree(fixture("summary-runner-exam-flow.json")) as ObjectNode

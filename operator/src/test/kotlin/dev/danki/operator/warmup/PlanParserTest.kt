@@ -41,6 +41,20 @@ class PlanParserTest {
         result.plan!!.passRequests shouldBe 100
         result.plan!!.timeout shouldBe Duration.ofMinutes(5)
         result.plan!!.requests shouldBe listOf(RequestSpec("GET", "/"))
+        result.plan!!.coldPass shouldBe ColdPass.WARMUP
+        result.plan!!.drain shouldBe Duration.ofSeconds(1)
+    }
+
+    @Test
+    fun `the cold figures come from the warm-up or an open pass, and the drain takes 0s to 10s`() {
+        val plan = parse(Annotations.COLD_PASS to "Open", Annotations.DRAIN to "500ms").plan!!
+        plan.coldPass shouldBe ColdPass.OPEN
+        plan.drain shouldBe Duration.ofMillis(500)
+        parse(Annotations.DRAIN to "0s").plan!!.drain shouldBe Duration.ZERO
+        parse(Annotations.COLD_PASS to "closed").problems.single().expected shouldBe "warmup or open"
+        for (bad in listOf("11s", "1", "-1s")) {
+            parse(Annotations.DRAIN to bad).problems.single().expected shouldContain "from 0s to 10s"
+        }
     }
 
     @Test
@@ -138,28 +152,13 @@ class PlanParserTest {
 
     @Test
     fun `a cap below the default minimum lowers the minimum, and a minimum above the cap is named`() {
-        parse(Annotations.MAX_WARMUP_REQUESTS to "400").plan!!.minWarmupRequests shouldBe 400
+        parse().plan!!.minWarmupRequests shouldBe WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS
+        parse(Annotations.MAX_WARMUP_REQUESTS to "200").plan!!.minWarmupRequests shouldBe 200
         val problem =
             parse(Annotations.MIN_WARMUP_REQUESTS to "900", Annotations.MAX_WARMUP_REQUESTS to "400").problems.single()
         problem.key shouldBe Annotations.MIN_WARMUP_REQUESTS
         problem.expected shouldBe "at most ${Annotations.MAX_WARMUP_REQUESTS} (400)"
         parse(Annotations.MIN_WARMUP_REQUESTS to "20000").problems.single().expected shouldContain "its default"
-    }
-
-    @Test
-    fun `a pod that started from its AOT cache gets danki's lower floor, but never below or above the user's own`() {
-        parse().plan!!.startedFromCache().minWarmupRequests shouldBe WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS_FROM_CACHE
-        parse().plan!!.minWarmupRequests shouldBe WarmupPlan.DEFAULT_MIN_WARMUP_REQUESTS
-        // the cap lowers danki's default floor; the cache's floor stays under it
-        parse(Annotations.MAX_WARMUP_REQUESTS to "1500").plan!!.startedFromCache().minWarmupRequests shouldBe 600
-        parse(Annotations.MAX_WARMUP_REQUESTS to "400").plan!!.startedFromCache().minWarmupRequests shouldBe 400
-        for (floor in listOf("0", "300", "600", "3000")) {
-            val plan = parse(Annotations.MIN_WARMUP_REQUESTS to floor).plan!!
-            plan.startedFromCache() shouldBe plan
-        }
-        // everything else in the plan is the same for a cached JVM
-        val plan = parse(Annotations.WARMUP_CONCURRENCY to "8", Annotations.TARGET_P95 to "20ms").plan!!
-        plan.startedFromCache() shouldBe plan.copy(minWarmupRequests = 600)
     }
 
     @Test

@@ -88,7 +88,7 @@ class WarmupAttemptsTest {
         val result = attempts(fakeK6("summary-converged.json"))
         result.outcome.shouldBeInstanceOf<K6Outcome.Completed>()
         result.attempts shouldBe 1
-        result.firstRequestAtMillis shouldBe 1795427173871
+        result.firstRequestAtMillis shouldBe 1795930046366
         result.k6StartedAtMillis shouldBeGreaterThan 0
         failures shouldBe emptyList()
     }
@@ -107,6 +107,8 @@ class WarmupAttemptsTest {
                 "BASE_URL",
                 "RATE",
                 "REQUESTS",
+                "COLD_PASS",
+                "DRAIN_S",
                 "WARMUP_RATE",
                 "WARMUP_CONCURRENCY",
                 "MIN_WARMUP_REQUESTS",
