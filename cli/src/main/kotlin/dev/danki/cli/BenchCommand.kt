@@ -15,8 +15,9 @@ class BenchCommand(
     console: Console,
 ) : DankiSubcommand("bench", console) {
     override fun help(context: com.github.ajalt.clikt.core.Context) =
-        "Run danki's warm-up (cold pass, warm-up to the stop rule, warm pass) against URL with k6 and print " +
-            "the cold vs warm table. --paths takes the danki.dev/paths lines, e.g. 'GET /exams/1'."
+        "Run danki's warm-up (warm-up to the stop rule, its first answers the cold figures, warm pass) " +
+            "against URL with k6 and print the cold vs warm table. --paths takes the danki.dev/paths lines, " +
+            "e.g. 'GET /exams/1'."
 
     private val url by argument("URL", help = "base URL, e.g. http://127.0.0.1:8080")
     private val timeout by option("--timeout", help = "hard stop for the whole run, e.g. 5m")

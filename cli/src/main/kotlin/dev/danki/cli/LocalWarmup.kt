@@ -35,7 +35,7 @@ class LocalWarmup(
                 maxErrorRatio = OperatorConfig.DEFAULT_MAX_ERROR_RATIO,
             )
         console.out.println(
-            "warming $base with k6 (cold pass, warm-up to the stop rule, warm pass; " +
+            "warming $base with k6 (warm-up to the stop rule, its first answers the cold figures, warm pass; " +
                 "at most ${DurationFormat.format(timeout)})",
         )
         val process =
