@@ -87,7 +87,8 @@ class WarmupIT {
         status.warm!!.ratePerSecond shouldBe 50.0
         val evidence = status.stopEvidence.shouldNotBeNull()
         evidence.rule shouldBe "throughput"
-        // the rules judged the loop's requests, the cold 20 included; the warm-up phase adds the drain's 10 (1 s at 10/s)
+        // the rules judged the loop's requests, the cold 20 included;
+        // the warm-up phase adds the drain's 10 (1 s at 10/s)
         evidence.requests shouldBe status.requests!!.cold!! + status.requests!!.warmup!! - 10L
         evidence.drainSeconds shouldBe 1.0
         evidence.blockSize shouldBe 200
