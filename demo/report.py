@@ -55,10 +55,13 @@ def run_row(run):
 
 
 def protocol(figures):
-    """How a WarmupRun's pass was measured, in words: `100 at 20/s` or `the warm-up's first 100, 4 in flight`."""
+    """How a WarmupRun's pass was measured, in words: `100 at 20/s`, `the warm-up's first 100, 4 in flight` or
+    `100, 4 in flight` (a closed pass of its own)."""
     figures = figures or {}
     if figures.get("source") == "warmup":
         return f"the warm-up's first {figures.get('requests', '?')}, {figures.get('concurrency', '?')} in flight"
+    if figures.get("source") == "closed":
+        return f"{figures.get('requests', '?')}, {figures.get('concurrency', '?')} in flight"
     if figures.get("source") == "open":
         return f"{figures.get('requests', '?')} at {fmt(figures.get('ratePerSecond'))}/s"
     return "?"

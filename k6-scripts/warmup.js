@@ -17,7 +17,8 @@
 //               MAX_WARMUP_REQUESTS (MaxRequests), or when only the warm pass's time is left (Timeout).
 //               Then DRAIN_S seconds at DRAIN_RATE/s: the compiles the loop queued finish before the warm
 //               pass (HotSpot drops queued compiles of methods that stop running, so not idle time).
-//   3. warm:    REQUESTS requests at RATE/s, open model.
+//   3. warm:    REQUESTS requests taken as the cold ones were: with COLD_PASS=open at RATE/s, open model;
+//               by default a closed pass, WARMUP_CONCURRENCY in flight, so a busy node slows both alike.
 // A phase stops early (stop reason Aborted) once more than MAX_ERROR_RATIO of its answers failed: status
 // 400 or above (a wrong path must not "warm" on 404s), no answer, or a redirect (3xx): redirects are never
 // followed, and the pod's own endpoints are expected to answer the request themselves, so a 3xx counts

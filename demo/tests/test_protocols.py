@@ -18,6 +18,11 @@ class ProtocolsTest(unittest.TestCase):
                     {"source": "open", "requests": 100, "ratePerSecond": 20})] * 2
         self.assertEqual(protocols(runs), "cold: the warm-up's first 100, 4 in flight; warm: 100 at 20/s")
 
+    def test_the_default_warm_pass_is_closed_like_the_cold_figures(self):
+        runs = [run({"source": "warmup", "requests": 100, "concurrency": 4},
+                    {"source": "closed", "requests": 100, "concurrency": 4})]
+        self.assertEqual(protocols(runs), "cold: the warm-up's first 100, 4 in flight; warm: 100, 4 in flight")
+
     def test_runs_of_an_operator_before_the_protocol_was_recorded_say_unknown(self):
         self.assertEqual(protocols([run({"p95": 10}, {"p95": 1})]), "cold: ?; warm: ?")
 

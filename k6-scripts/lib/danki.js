@@ -5,7 +5,9 @@
 //   2. warm-up: the closed loop with its stop rules (lib/senders.js closedLoop, lib/convergence.js, and
 //               the pod's JIT counter through lib/jit.js when JIT_METRICS_URL is set), then DRAIN_S
 //               seconds at DRAIN_RATE/s, in which the compiles it queued finish;
-//   3. warm:    REQUESTS requests at RATE/s;
+//   3. warm:    REQUESTS requests taken as the cold ones were: at RATE/s with COLD_PASS=open; by default,
+//               when the cold figures came from the warm-up, a closed pass of REQUESTS with WARMUP_CONCURRENCY
+//               in flight (lib/senders.js closedPass), so a busy node slows both figures alike;
 // then the version-2 summary (lib/warmup-summary.js). Settings come from lib/settings.js.
 //
 // A script calls createWarmup(settings) in its init code (k6 creates metrics only there), exports its
@@ -17,7 +19,7 @@ import { check } from 'k6';
 import { setTimeout } from 'k6/timers';
 import { Counter, Gauge, Trend } from 'k6/metrics';
 import { reportedPercentiles } from './config.js';
-import { closedLoop, openPass } from './senders.js';
+import { closedLoop, closedPass, openPass } from './senders.js';
 import { compileTimeMs, JIT_COUNTER_NAMES } from './jit.js';
 import { messageName, noteKey } from './messages.js';
 import { buildSummary, coldFromWarmup, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS } from './warmup-summary.js';
@@ -97,11 +99,24 @@ export function createWarmup(settings) {
     };
   }
 
-  /** One measured pass of `count` at `perSecond`; returns 'Aborted' (too many failed), 'OutOfTime' (cut short) or null. */
+  /** One measured open pass of `count` at `perSecond`; returns 'Aborted' (too many failed), 'OutOfTime' (cut short) or null. */
   async function pass(phase, send, deadline, count = s.requests, perSecond = s.rate) {
     const result = await openPass({ ...clock, send: measured(() => phase, send) }, {
       count, perSecond, deadline, maxInFlight: s.maxInFlight, maxErrorRatio: s.maxErrorRatio,
     });
+    return passOutcome(result, count);
+  }
+
+  /** The warm pass the same way as the cold figures were taken from the warm-up: closed, its concurrency in flight. */
+  async function closedWarmPass(send, deadline) {
+    const result = await closedPass({ ...clock, send: measured(() => 'warm', send) }, {
+      count: s.requests, concurrency: s.warmupConcurrency, ceilingRate: s.warmupRate, deadline,
+      maxErrorRatio: s.maxErrorRatio,
+    });
+    return passOutcome(result, s.requests);
+  }
+
+  function passOutcome(result, count) {
     if (result.aborted) return 'Aborted';
     return result.sent < count ? 'OutOfTime' : null;
   }
@@ -186,7 +201,7 @@ export function createWarmup(settings) {
       let reason = runs('cold') && !fromWarmup ? await pass('cold', send, deadline) : null;
       if (!reason && runs('warmup')) reason = await warmup(send, deadline - warmPassMs, fromWarmup ? s.requests : 0);
       if (runs('warm') && reason !== 'Aborted' && reason !== 'OutOfTime') {
-        reason = (await pass('warm', send, deadline)) || reason;
+        reason = (await (fromWarmup ? closedWarmPass(send, deadline) : pass('warm', send, deadline))) || reason;
       }
       stopCode.add(STOP_REASONS.indexOf(reason || 'Measured'));
     },

@@ -53,6 +53,20 @@ export async function openPass({ send, sleep, now }, { count, perSecond, deadlin
 }
 
 /**
+ * Closed pass, for the warm figures when the cold ones came from the warm-up: `count` requests with
+ * `concurrency` in flight, the next sent as soon as one answers, so both figures are taken the same way
+ * (a loaded pod's latency under a closed loop is bounded by its concurrency, an open pass's is not).
+ * Returns {sent, aborted}, as openPass does; `sent` < count when the deadline cut it.
+ */
+export async function closedPass(deps, { count, concurrency, ceilingRate, deadline, maxErrorRatio }) {
+  // the loop without its stop rules (asked only after minRequests) and without the JIT scrape: it ends at the count
+  const result = await closedLoop({ send: deps.send, sleep: deps.sleep, now: deps.now }, {
+    concurrency, ceilingRate, minRequests: Infinity, maxRequests: count, blockSize: count, maxErrorRatio, deadline,
+  });
+  return { sent: result.sent, aborted: result.stopReason === 'Aborted' };
+}
+
+/**
  * Closed loop, for the warm-up: `concurrency` requests in flight, the next sent as soon as one answers,
  * never faster than `ceilingRate` per second. The pod takes no users yet, so it is fed as fast as it
  * answers; the ceiling keeps a fast pod's warm-up from costing more than the plan allows.

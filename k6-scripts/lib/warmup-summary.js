@@ -46,12 +46,13 @@ export function coldFromWarmup(s) {
   return s.coldPass === 'warmup' && s.phases.includes('cold') && s.phases.includes('warmup');
 }
 
-/** How a pass was measured: an open pass at a rate, or the warm-up's first answers with some in flight. */
+/**
+ * How a pass was measured: an open pass at a rate; or, when the cold figures are the warm-up's first answers
+ * with some in flight, the warm ones a closed pass with as many in flight (lib/danki.js).
+ */
 function protocolOf(phase, s) {
-  if (phase === 'cold' && coldFromWarmup(s)) {
-    return { source: 'warmup', requests: s.requests, concurrency: s.warmupConcurrency };
-  }
-  return { source: 'open', requests: s.requests, rate: s.rate };
+  if (!coldFromWarmup(s)) return { source: 'open', requests: s.requests, rate: s.rate };
+  return { source: phase === 'cold' ? 'warmup' : 'closed', requests: s.requests, concurrency: s.warmupConcurrency };
 }
 
 /** What one "request" is, for messages: an HTTP request of warmup.js's plan, or one flow of runner.js. */

@@ -3,7 +3,7 @@
 // (run: make test-unit-operator-js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closedLoop, openPass } from '../../../../k6-scripts/lib/senders.js';
+import { closedLoop, closedPass, openPass } from '../../../../k6-scripts/lib/senders.js';
 
 /** A virtual clock: sleep() schedules, run() advances time to the next timer whenever nothing else can run. */
 function virtualClock() {
@@ -185,6 +185,31 @@ test('the open pass stops at its deadline and at too many failures', async () =>
   pod = fakePod(clock, () => 5, () => true);
   const failing = await clock.run(openPass({ ...clock, send: pod.send },
     { count: 100, perSecond: 100, deadline: 1e12, maxInFlight: 256, maxErrorRatio: 0.05 }));
+  assert.equal(failing.aborted, true);
+  assert.ok(failing.sent < 100);
+});
+
+test('the closed pass sends its count, `concurrency` at a time, without asking any stop rule', async () => {
+  const clock = virtualClock();
+  // a pod that is flat from the start would have stopped a warm-up at its first verdict
+  const pod = fakePod(clock, () => 10);
+  const result = await clock.run(closedPass({ ...clock, send: pod.send },
+    { count: 1000, concurrency: 4, ceilingRate: 100000, deadline: 1e12, maxErrorRatio: 0.05 }));
+  assert.deepEqual(result, { sent: 1000, aborted: false });
+  assert.equal(pod.maxInFlight, 4);
+  // 1,000 requests of 10 ms, 4 at a time: 2.5 s
+  assert.ok(Math.abs(clock.now() - 2500) < 1, `took ${clock.now()} ms`);
+});
+
+test('the closed pass stops at its deadline and at too many failures', async () => {
+  let clock = virtualClock();
+  let pod = fakePod(clock, () => 10);
+  assert.deepEqual(await clock.run(closedPass({ ...clock, send: pod.send },
+    { count: 100, concurrency: 4, ceilingRate: 100000, deadline: 100, maxErrorRatio: 0.05 })), { sent: 40, aborted: false });
+  clock = virtualClock();
+  pod = fakePod(clock, () => 5, () => true);
+  const failing = await clock.run(closedPass({ ...clock, send: pod.send },
+    { count: 100, concurrency: 4, ceilingRate: 100000, deadline: 1e12, maxErrorRatio: 0.05 }));
   assert.equal(failing.aborted, true);
   assert.ok(failing.sent < 100);
 });

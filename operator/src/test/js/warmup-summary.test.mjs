@@ -43,9 +43,9 @@ test('a converged run: fields in warmup.js\'s order, percentiles per phase, evid
   assert.equal(s.phases.warm.failureExample, null);
   assert.deepEqual(Object.keys(s.phases.cold), ['requests', 'failures', 'failureExample', 'p25', 'p50', 'p75', 'p90', 'p95',
     'protocol']);
-  // by default the cold figures are the warm-up's first answers, the warm pass one of its own
+  // by default the cold figures are the warm-up's first answers, the warm pass a closed one of its own alike
   assert.deepEqual(s.phases.cold.protocol, { source: 'warmup', requests: 100, concurrency: 4 });
-  assert.deepEqual(s.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
+  assert.deepEqual(s.phases.warm.protocol, { source: 'closed', requests: 100, concurrency: 4 });
   assert.equal(s.phases.warmup.protocol, undefined);
   assert.equal(s.evidence.requests, 1800);
   assert.equal(s.evidence.achievedRate, 300);
@@ -60,6 +60,11 @@ test('a converged run: fields in warmup.js\'s order, percentiles per phase, evid
 test('an open cold pass, or one of a run without the warm-up, says so', () => {
   const open = buildSummary(k6Data(converged), readSettings({ COLD_PASS: 'open' }));
   assert.deepEqual(open.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });
+  assert.deepEqual(open.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
+  // a warm pass of its own (the cold one taken apart, as a CPU boost does) is open like that cold one
+  const warmAlone = buildSummary(k6Data({ phases: { warm: { requests: 100, p95: 30 } }, stop: 'Measured' }),
+    readSettings({ PHASES: 'warm' }));
+  assert.deepEqual(warmAlone.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
   const alone = buildSummary(k6Data({ phases: { cold: { requests: 100, p95: 300 } }, stop: 'Measured' }),
     readSettings({ PHASES: 'cold' }));
   assert.deepEqual(alone.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });

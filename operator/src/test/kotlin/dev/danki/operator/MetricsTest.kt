@@ -42,9 +42,9 @@ class MetricsTest {
                 "danki_warmup_runs_total{deployment=\"exam-warm\",namespace=\"shop\",result=\"succeeded\"} 1.0"
             text shouldContain
                 "danki_warmup_latency_seconds{deployment=\"exam-warm\",namespace=\"shop\"," +
-                "phase=\"cold\",quantile=\"0.95\"} 0.024482031699999997"
+                "phase=\"cold\",quantile=\"0.95\"} 0.10975601654999995"
             text shouldContain
-                "danki_warmup_requests_total{deployment=\"exam-warm\",namespace=\"shop\",phase=\"warmup\"} 1713.0"
+                "danki_warmup_requests_total{deployment=\"exam-warm\",namespace=\"shop\",phase=\"warmup\"} 1513.0"
             text shouldContain "danki_warmup_duration_seconds_count{deployment=\"exam-warm\",namespace=\"shop\"} 1"
             text shouldContain
                 "danki_warmup_stops_total{deployment=\"exam-warm\",namespace=\"shop\",reason=\"Converged\"} 1.0"

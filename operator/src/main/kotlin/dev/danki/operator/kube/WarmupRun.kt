@@ -90,7 +90,8 @@ class LatencyPercentiles {
 
     @JsonPropertyDescription(
         "Where the figures come from: open (a pass of its own, sent at ratePerSecond whatever the answers " +
-            "took, as users arrive) or warmup (the warm-up's first requests, concurrency in flight).",
+            "took, as users arrive), warmup (the warm-up's first requests, concurrency in flight) or closed " +
+            "(a pass of its own, concurrency in flight: the warm figures when the cold came from the warm-up).",
     )
     var source: String? = null
 
@@ -100,7 +101,7 @@ class LatencyPercentiles {
     @JsonPropertyDescription("Requests per second of an open pass.")
     var ratePerSecond: Double? = null
 
-    @JsonPropertyDescription("Requests in flight, for figures taken from the warm-up.")
+    @JsonPropertyDescription("Requests in flight, for figures taken from the warm-up or a closed pass.")
     var concurrency: Int? = null
 }
 

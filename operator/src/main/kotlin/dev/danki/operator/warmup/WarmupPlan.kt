@@ -105,11 +105,15 @@ enum class ColdPass(
     /**
      * The warm-up's first requests, with its concurrency in flight: no time of their own on the pod's way
      * to Ready. At the pod's own pace, so they show its cold service time, not the queue that users
-     * arriving at a fixed rate would build on a pod slower than their rate.
+     * arriving at a fixed rate would build on a pod slower than their rate. The warm pass is then taken
+     * alike, a closed pass with as many in flight: an open one on a busy node could queue above the cold.
      */
     WARMUP("warmup"),
 
-    /** A pass of its own before the warm-up, sent at the plan's rate whatever the answers take, as users arrive. */
+    /**
+     * A pass of its own before the warm-up, sent at the plan's rate whatever the answers take, as users
+     * arrive; the warm pass alike.
+     */
     OPEN("open"),
     ;
 

@@ -83,8 +83,8 @@ class WarmupIT {
         // the cold figures are the warm-up's first 20 answers; the warm pass is one of its own
         status.cold!!.source shouldBe "warmup"
         status.cold!!.concurrency shouldBe 4
-        status.warm!!.source shouldBe "open"
-        status.warm!!.ratePerSecond shouldBe 50.0
+        status.warm!!.source shouldBe "closed"
+        status.warm!!.concurrency shouldBe 4
         val evidence = status.stopEvidence.shouldNotBeNull()
         evidence.rule shouldBe "throughput"
         // the rules judged the loop's requests, the cold 20 included;

@@ -48,7 +48,7 @@ class K6ProcessTest {
             )
         val failure = failed(spread)
         failure.reason shouldBe Keys.RunConditions.REASON_TOO_MANY_ERRORS
-        failure.message shouldContain "320 of 1913 requests failed"
+        failure.message shouldContain "320 of 1713 requests failed"
         failure.message shouldContain "e.g. 503 from GET /exams/1"
         K6Process.classify(spread, maxErrorRatio = 0.2).shouldBeInstanceOf<K6Outcome.Completed>()
     }

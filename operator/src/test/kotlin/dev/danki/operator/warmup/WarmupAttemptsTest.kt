@@ -88,7 +88,7 @@ class WarmupAttemptsTest {
         val result = attempts(fakeK6("summary-converged.json"))
         result.outcome.shouldBeInstanceOf<K6Outcome.Completed>()
         result.attempts shouldBe 1
-        result.firstRequestAtMillis shouldBe 1795930046366
+        result.firstRequestAtMillis shouldBe 1795940981243
         result.k6StartedAtMillis shouldBeGreaterThan 0
         failures shouldBe emptyList()
     }
