@@ -32,10 +32,11 @@ install_operator() {
     die "danki/operator:${BENCH_OPERATOR_TAG:-dev} is not in the cluster's registry (make images)"
   # Helm installs a chart's CRDs once and never upgrades them: a status field the cluster's CRD lacks fails
   # the operator's whole status write. BENCH_CRDS: the CRDs of another build (an earlier one's, with its tag).
+  # They are applied here, so Helm skips them (an install would conflict with this apply's field manager).
   $K apply --server-side --force-conflicts -f "${BENCH_CRDS:-$REPO/charts/danki/crds}" >/dev/null
   # On the system node, as on a real cluster's system pool: its k6 children never take the CPU of the
   # nodes that run the targets' pods.
-  $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace \
+  $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace --skip-crds \
     --set image.tag="${BENCH_OPERATOR_TAG:-dev}" --set image.digest="$digest" --set replicaCount=1 \
     --set podDisruptionBudget.enabled=false \
     --set-json "nodeSelector={\"$NODE_ROLE_LABEL\":\"system\"}" \
