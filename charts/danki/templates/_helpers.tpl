@@ -74,11 +74,17 @@ app.kubernetes.io/component: operator
 
 {{/* The rules the operator needs wherever it watches; one list for the ClusterRole and every Role. */}}
 {{- define "danki.watchRules" -}}
-# Find opted-in Deployments and apply the pod template label and readiness gate (server-side apply).
-# get: fabric8's patch reads the object before it sends the apply patch.
+# Find opted-in Deployments (informer; get: the webhook reads a pod's Deployment past its cache).
 - apiGroups: ["apps"]
   resources: ["deployments"]
+{{- if or (ne .Values.gateInjection "webhook") .Values.webhook.stripTemplateGates }}
+  # patch: apply the pod template label and readiness gate (server-side apply; fabric8 reads the object
+  # first); in webhook mode only to take off a gate template mode wrote (webhook.stripTemplateGates).
   verbs: ["get", "list", "watch", "patch"]
+{{- else }}
+  # no patch: webhook mode changes no Deployment (webhook.stripTemplateGates grants it)
+  verbs: ["get", "list", "watch"]
+{{- end }}
 # Watch pods become ContainersReady; the operator never writes a pod itself. get: read by fabric8
 # before each pods/status patch, as for Deployments.
 - apiGroups: [""]

@@ -28,8 +28,12 @@ APP_VERSION = yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
 
 # The exact rules the operator gets wherever it watches. A change here is a change to the
 # product's security posture: update the README's RBAC table and the cluster test with it.
+# Webhook mode (the default) reads Deployments and changes none of them; template mode patches their
+# template, and so does webhook mode with webhook.stripTemplateGates, to take off a gate template mode wrote.
+DEPLOYMENT_READ_RULE = {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch"]}
+DEPLOYMENT_PATCH_RULE = {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]}
 WATCH_RULES = [
-    {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]},
+    DEPLOYMENT_READ_RULE,
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
     {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
@@ -70,6 +74,17 @@ SCHEMA_PASS_THROUGH = {"global", "extraEnv[].valueFrom", "affinity.nodeAffinity"
                        "affinity.podAntiAffinity", "topologySpreadConstraints[]"}
 
 results = {"passed": 0, "failed": 0}
+
+
+def with_deployment_patch(rules):
+    """[rules] with patch on Deployments, as template mode (or stripTemplateGates) has them."""
+    return [DEPLOYMENT_PATCH_RULE if r == DEPLOYMENT_READ_RULE else r for r in rules]
+
+
+def deployment_writes(docs):
+    """Every (kind/name, verbs) of a rule in [docs]' Roles and ClusterRoles that writes Deployments."""
+    return [(f"{d['kind']}/{d['metadata']['name']}", r["verbs"]) for d in docs if d["kind"] in ("Role", "ClusterRole")
+            for r in d["rules"] if "deployments" in r["resources"] and set(r["verbs"]) - {"get", "list", "watch"}]
 
 
 def check(name, ok, detail=""):
@@ -260,9 +275,32 @@ def test_webhook(helm):
           and not find(docs, "Service", "danki-webhook") and not find(docs, "Role", "danki-webhook")
           and not find(docs, "ClusterRole", "danki-webhook")
           and env.get("DANKI_GATE_INJECTION") == "template", env)
-    check("template mode: no pods/eviction (no pod is ever evicted)",
+    check("template mode: no pods/eviction (no pod is ever evicted), and patch on Deployments (their template)",
           code == 0 and find(docs, "ClusterRole", "danki")[0]["rules"]
-          == [r for r in WATCH_RULES if r not in EVICTION_RULES], find(docs, "ClusterRole", "danki"))
+          == with_deployment_patch([r for r in WATCH_RULES if r not in EVICTION_RULES]), find(docs, "ClusterRole", "danki"))
+
+
+def test_template_gates(helm):
+    """Least privilege in webhook mode (issue 48): no Deployment writes unless stripTemplateGates asks."""
+    for mode, args in (("cluster-wide", []), ("namespaced", ["--set", "watchNamespaces={shop,payments}"])):
+        code, docs, err = render(helm, *args)
+        writes = deployment_writes(docs)
+        check(f"webhook mode, {mode}: no Role or ClusterRole may patch (or otherwise write) a Deployment",
+              code == 0 and not writes and find(docs, "Role" if args else "ClusterRole", "danki"), err or writes)
+        env = env_of(find(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]) if code == 0 else {}
+        check(f"webhook mode, {mode}: the operator is told to strip no template gate",
+              env.get("DANKI_WEBHOOK_STRIP_TEMPLATE_GATES") == "false", env)
+        code, docs, err = render(helm, *args, "--set", "webhook.stripTemplateGates=true")
+        roles = find(docs, "Role" if args else "ClusterRole", "danki")
+        check(f"webhook.stripTemplateGates, {mode}: patch on Deployments where danki watches, and nothing more",
+              code == 0 and len(roles) == (2 if args else 1)
+              and all(r["rules"] == with_deployment_patch(WATCH_RULES) for r in roles), err or roles)
+        env = env_of(find(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]) if code == 0 else {}
+        check(f"webhook.stripTemplateGates, {mode}: the operator is told to strip old template gates",
+              env.get("DANKI_WEBHOOK_STRIP_TEMPLATE_GATES") == "true", env)
+    code, _, err = render(helm, "--set", "webhook.stripTemplateGates=yes")
+    check("rejects a stripTemplateGates that is not a boolean, naming it",
+          code != 0 and "stripTemplateGates" in err, f"exit {code}; stderr: {err.strip()}")
 
 
 def test_namespaced(helm):
@@ -519,6 +557,7 @@ def main(helms):
         print(f"== {helm} ({version})")
         test_defaults(helm)
         test_webhook(helm)
+        test_template_gates(helm)
         test_namespaced(helm)
         test_runner(helm)
         test_aot_cache(helm)

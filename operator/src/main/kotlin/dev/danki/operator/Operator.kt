@@ -140,6 +140,8 @@ class Operator(
                 metrics,
                 parser,
                 patchTemplate = config.gateInjection == GateInjection.TEMPLATE,
+                // template mode takes its own gates off; webhook mode only when the chart granted it
+                stripTemplateGates = config.webhook?.stripTemplateGates ?: true,
                 namespaceOptIn = config.webhook != null,
                 aot = trainer,
                 caches = caches,

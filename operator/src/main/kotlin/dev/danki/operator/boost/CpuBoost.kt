@@ -17,9 +17,9 @@ import java.time.temporal.ChronoUnit
 /**
  * A gated pod's CPU boost (`danki.dev/warmup-cpu`): the JIT is CPU-bound and a gated pod serves nobody,
  * so the warmed container's CPU limit is raised for its warm-up and restored before its gate is set.
- * The record in the WarmupRun is written before each resize, so a leader that takes over a boosted pod
- * restores the pod's own limit, not the boost. A refused boost never stops the warm-up: it runs at the
- * pod's own CPU, with a Warning Event.
+ * The record in the WarmupRun is written before each resize, and no resize is asked without it, so a
+ * leader that takes over a boosted pod restores the pod's own limit, not the boost. A refused boost never
+ * stops the warm-up: it runs at the pod's own CPU, with a Warning Event.
  */
 class CpuBoost(
     private val resize: PodResize,
@@ -33,8 +33,9 @@ class CpuBoost(
 
     /**
      * Raises the pod's CPU as [plan] asks; [earlier] is the record of a run on this pod that a leader
-     * left boosted. [save] writes the record with the run's status before the pod is resized. Returns the
-     * record (also for a skip or refusal), or null when the plan asks for none.
+     * left boosted. [save] writes the record with the run's status before the pod is resized, and throws
+     * when the API server did not take it: the boost is then refused. Returns the record (also for a skip
+     * or refusal), or null when the plan asks for none.
      */
     fun raise(pod: Pod, plan: WarmupPlan, earlier: CpuBoostStatus?, save: (CpuBoostStatus) -> Unit): CpuBoostStatus? {
         // a leader that stopped mid-warm-up left this pod boosted: restored at the end whatever the plan says now
@@ -44,7 +45,7 @@ class CpuBoost(
         if (!enabled) return refused(pod, record, "danki was installed without cpuBoost.enabled (no pods/resize)")
         return when (val decision = BoostDecision.of(pod, plan.port, boostMillis, left?.let(::ownCpuOf))) {
             is BoostDecision.Skip -> left ?: record.apply { skipped(decision.why) }
-            is BoostDecision.Boost -> boost(pod, decision, record, save)
+            is BoostDecision.Boost -> boost(pod, decision, record, left, save)
         }
     }
 
@@ -52,6 +53,7 @@ class CpuBoost(
         pod: Pod,
         boost: BoostDecision.Boost,
         record: CpuBoostStatus,
+        left: CpuBoostStatus?,
         save: (CpuBoostStatus) -> Unit,
     ): CpuBoostStatus {
         record.apply {
@@ -61,8 +63,16 @@ class CpuBoost(
             state = CpuBoostStatus.BOOSTED
             summary = "$fromLimit->$cpu"
         }
-        return try {
+        try {
             save(record)
+        } catch (e: KubernetesClientException) {
+            // a leader that took over would find no record of the pod's own limit, and leave it boosted
+            val why = "its record could not be written first (${apiError(e)}); no resize asked"
+            val refusal = refused(pod, record, why)
+            // a boost an earlier leader left is still on the pod, and its record still says so: restored at the end
+            return left ?: refusal
+        }
+        return try {
             resize.request(pod, boost.container, boost.toMillis, boost.fromRequestMillis?.let { boost.toMillis })
             applied(pod, boost, record)
         } catch (e: KubernetesClientException) {

@@ -203,6 +203,7 @@ class ConfigLoader(
             certValidity = certValidity,
             caValidity = caValidity,
             timeout = timeout?.let { Duration.ofSeconds(it.toLong()) } ?: defaults.timeout,
+            stripTemplateGates = bool("DANKI_WEBHOOK_STRIP_TEMPLATE_GATES", defaults.stripTemplateGates),
         )
     }
 

@@ -109,6 +109,12 @@ data class WebhookSettings(
     val caValidity: Duration = DEFAULT_CA_VALIDITY,
     /** How long the API server waits for the webhook (the webhook configuration's timeoutSeconds). */
     val timeout: Duration = DEFAULT_TIMEOUT,
+    /**
+     * Take the gate template mode wrote off a Deployment that opts out (`webhook.stripTemplateGates`). Off
+     * by default: it needs `patch` on every Deployment danki watches, which webhook mode needs for nothing
+     * else; the gate left then gets a Warning Event that says how to take it off.
+     */
+    val stripTemplateGates: Boolean = false,
 ) {
     /**
      * How long the webhook may read past its cache for one pod: half of [timeout], so the read, the

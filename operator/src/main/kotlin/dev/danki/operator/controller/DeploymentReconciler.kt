@@ -26,7 +26,8 @@ import kotlin.jvm.optionals.getOrNull
 
 /**
  * Keeps a Deployment's pod template in line with its `danki.dev/warmup` annotation (gate and label
- * on, or off again; in webhook mode only off, for a template danki patched before a switch), and
+ * on, or off again; in webhook mode only off, for a template danki patched before a switch, and only
+ * with `webhook.stripTemplateGates`), and
  * reports invalid annotations once as a Warning Event (and danki annotations it would ignore: unknown
  * keys, keys on the pod template). Its pods follow on their own: the pod reconciler watches their
  * Deployment as a secondary resource (released on opt-out, failed on bad config).
@@ -48,8 +49,13 @@ class DeploymentReconciler(
     private val events: EventRecorder,
     private val metrics: WarmupMetrics,
     private val parser: PlanParser,
-    /** Template mode: opting in patches the template; webhook mode: never (an old gate still goes on opt-out). */
+    /** Template mode: opting in patches the template; webhook mode: never. */
     private val patchTemplate: Boolean,
+    /**
+     * Opting out takes danki's gate off the template: always in template mode; in webhook mode, for a gate
+     * template mode left, only when the chart granted `patch` on Deployments for it. Otherwise a Warning.
+     */
+    private val stripTemplateGates: Boolean = true,
     private val namespaceOptIn: Boolean,
     /** Trains the AOT caches Deployments ask for; null when danki was installed without `aotCache.enabled`. */
     private val aot: AotTrainer? = null,
@@ -125,9 +131,7 @@ class DeploymentReconciler(
                 "${Keys.Annotations.AOT_CACHE} is ignored: danki was installed without aotCache.enabled",
             )
         }
-        val change =
-            template.changeFor(deployment, switch).takeUnless { it == TemplateGate.Change.ADD && !patchTemplate }
-                ?: TemplateGate.Change.NONE
+        val change = changeOf(deployment, switch)
         if (change != TemplateGate.Change.NONE) {
             template.apply(deployment, change)
             log
@@ -139,6 +143,27 @@ class DeploymentReconciler(
         }
     }
 
+    /** What this mode may change of the template now; a gate it may not take off gets a Warning instead. */
+    private fun changeOf(deployment: Deployment, switch: WarmupSwitch): TemplateGate.Change =
+        when (val wanted = template.changeFor(deployment, switch)) {
+            TemplateGate.Change.ADD -> {
+                if (patchTemplate) wanted else TemplateGate.Change.NONE
+            }
+
+            TemplateGate.Change.REMOVE -> {
+                if (stripTemplateGates) {
+                    wanted
+                } else {
+                    events.warningOnce(deployment, Keys.EventReasons.TEMPLATE_GATE_LEFT, GATE_LEFT)
+                    TemplateGate.Change.NONE
+                }
+            }
+
+            TemplateGate.Change.NONE -> {
+                wanted
+            }
+        }
+
     private fun namespaceLabels(namespace: String): Map<String, String> =
         namespaces
             ?.get(ResourceID(namespace))
@@ -149,5 +174,11 @@ class DeploymentReconciler(
 
     companion object {
         const val NAME = "deployments"
+
+        /** Its pods are still released on opt-out while danki runs; without danki they would stay unready. */
+        private const val GATE_LEFT =
+            "the pod template still has danki's readiness gate from template mode, and danki may not patch " +
+                "Deployments in webhook mode: remove ${Keys.GATE_CONDITION} from spec.template.spec.readinessGates " +
+                "(and the ${Keys.WARMUP_LABEL} template label), or install with webhook.stripTemplateGates=true"
     }
 }

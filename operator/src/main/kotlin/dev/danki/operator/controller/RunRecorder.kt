@@ -23,6 +23,7 @@ import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.K6Summary
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClientException
+import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
 import java.util.Collections
@@ -32,7 +33,9 @@ import java.util.Collections
  * metrics and (for a result, not a cancellation) the Deployment's history. Final results are kept in
  * memory first, so a write that failed is repeated by the next reconcile instead of the pod being
  * warmed twice. The gate goes first, so no other write (WarmupRun, Event, metrics, history) can keep
- * a pod's decision from it, and a failure of one of them cannot undo it.
+ * a pod's decision from it, and a failure of one of them cannot undo it. A result decides the gate only
+ * while its run is the pod's current one: one that comes after the containers restarted is recorded on
+ * its own run, and the newer run decides.
  */
 class RunRecorder(
     private val runs: RunStore,
@@ -42,6 +45,7 @@ class RunRecorder(
     private val caches: Caches,
     private val history: RunHistory,
 ) {
+    private val log = LoggerFactory.getLogger(RunRecorder::class.java)
     private val json = ObjectMapper()
     private val finals: MutableMap<String, FinalResult> = Collections.synchronizedMap(BoundedMap(MAX_REMEMBERED))
 
@@ -88,8 +92,9 @@ class RunRecorder(
             message = RunStatuses.coldToWarm(summary)
             conditions = listOf(RunStatuses.condition(true, Keys.RunConditions.REASON_SUCCEEDED, message!!, now))
         }
-        finish(ref, status) {
-            events.normal(ref.pod, Keys.EventReasons.WARMED_UP, RunStatuses.table(summary))
+        finish(ref, status) { decides ->
+            val table = RunStatuses.table(summary)
+            events.normal(ref.pod, Keys.EventReasons.WARMED_UP, if (decides) table else "$table; $LATE")
             metrics.resultMeasured(ref.namespace, ref.deployment, summary)
             metrics.runFinished(ref.namespace, ref.deployment, WarmupMetrics.SUCCEEDED, RunStatuses.seconds(status))
         }
@@ -99,21 +104,26 @@ class RunRecorder(
         end(status, WarmupRun.PHASE_FAILED, reason, why)
         val open = ref.policy == FailurePolicy.OPEN
         val outcome = if (open) "released (failure policy open)" else "kept out of its Service (failure policy closed)"
-        finish(ref, status) {
-            events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; pod $outcome")
+        finish(ref, status) { decides ->
+            val applied = if (decides) "pod $outcome" else LATE
+            events.warning(ref.pod, Keys.EventReasons.WARMUP_FAILED, "$reason: $why; $applied")
             val result = if (open) WarmupMetrics.FAILED_OPEN else WarmupMetrics.FAILED_CLOSED
             metrics.runFinished(ref.namespace, ref.deployment, result, RunStatuses.seconds(status))
             metrics.runFailed(ref.namespace, ref.deployment, reason)
         }
     }
 
-    /** Keeps and publishes a final result, the gate first; then what no pod waits for, even if a write failed. */
-    private fun finish(ref: RunRef, status: WarmupRunStatus, report: () -> Unit) {
+    /**
+     * Keeps and publishes a final result, the gate first; then what no pod waits for, even if a write
+     * failed. [report] is told whether the result decided the gate (false: a newer run decides it).
+     */
+    private fun finish(ref: RunRef, status: WarmupRunStatus, report: (decides: Boolean) -> Unit) {
         finals[ObjectKeys.of(ref.namespace, ref.runName)] = FinalResult(status, ref.spec)
+        var decides = true
         try {
-            publish(ref.pod, ref.runName, null)
+            decides = publish(ref.pod, ref.runName, null)
         } finally {
-            report()
+            report(decides)
             history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
         }
     }
@@ -132,15 +142,19 @@ class RunRecorder(
     }
 
     /**
-     * Writes a final result onto the pod's gate, then onto its WarmupRun (recreated if it vanished);
-     * safe to repeat. A failure of one write does not skip the other; the first one is rethrown.
+     * Writes a final result onto the pod's gate, if its run is still the pod's current one, then onto its
+     * WarmupRun (recreated if it vanished); safe to repeat. A failure of one write does not skip the
+     * other; the first one is rethrown. Returns whether the result decided the gate: false when there is
+     * none, or when the containers restarted since and a newer run decides.
      */
-    fun publish(pod: Pod, runName: String, cached: WarmupRun?) {
-        val result = finals[ObjectKeys.of(pod.metadata.namespace, runName)] ?: cached?.let { fromRun(it) } ?: return
+    fun publish(pod: Pod, runName: String, cached: WarmupRun?): Boolean {
+        val result =
+            finals[ObjectKeys.of(pod.metadata.namespace, runName)] ?: cached?.let { fromRun(it) } ?: return false
         val latest = caches.pods.get(pod.metadata.namespace, pod.metadata.name) ?: pod
+        var decides = false
         var failure: KubernetesClientException? = null
         try {
-            gate.write(latest, result.gate())
+            decides = gateIfCurrent(latest, runName, result.gate())
         } catch (e: KubernetesClientException) {
             failure = e
         }
@@ -150,6 +164,34 @@ class RunRecorder(
             failure?.addSuppressed(e) ?: run { failure = e }
         }
         failure?.let { throw it }
+        if (!decides) {
+            log
+                .atInfo()
+                .addKeyValue("namespace", pod.metadata.namespace)
+                .addKeyValue("pod", pod.metadata.name)
+                .addKeyValue("run", runName)
+                .log("result of an earlier run recorded on that run only: the containers restarted since")
+        }
+        return decides
+    }
+
+    /**
+     * Writes [wanted] onto the gate only while [runName] is the pod's current run, so a result that
+     * comes after a restart cannot release the pod a newer run is warming. The cache may not have seen
+     * the restart yet: the write holds only for the pod as judged (its resourceVersion), and when the
+     * API server refuses it the pod is read from there and judged again. Whether the gate took it.
+     */
+    private fun gateIfCurrent(pod: Pod, runName: String, wanted: GateCondition): Boolean {
+        if (PodGate.currentRun(pod) != runName) return false
+        try {
+            gate.write(pod, wanted, ifUnchanged = true)
+            return true
+        } catch (e: KubernetesClientException) {
+            if (e.code != ApiStatus.CONFLICT) throw e
+        }
+        val now = gate.read(pod)?.takeIf { PodGate.currentRun(it) == runName } ?: return false
+        gate.write(now, wanted, ifUnchanged = true)
+        return true
     }
 
     /**
@@ -187,6 +229,9 @@ class RunRecorder(
 
     companion object {
         private const val MAX_REMEMBERED = 5_000
+
+        /** What a late result's Event says instead of the gate it set. */
+        private const val LATE = "not applied: the pod's containers restarted since, and a newer run decides its gate"
     }
 }
 

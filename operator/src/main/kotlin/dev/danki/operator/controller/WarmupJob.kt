@@ -53,7 +53,29 @@ class WarmupJob(
         val status: WarmupRunStatus,
     )
 
+    /**
+     * Warms the pod and records the result. Anything thrown before a result exists (the AOT report's
+     * status write, a resize, an API call of an attempt) ends the job as a crash, which the pool reports
+     * and [WarmupCompletions] backs off: a job that ended without a result and without a crash would be
+     * started again by the next reconcile, at once, until the pod's deadline.
+     */
     fun run(task: WarmupTask, input: Input) {
+        val result = warmUp(task, input)
+        try {
+            record(input, input.plan, result)
+        } catch (e: KubernetesClientException) {
+            // the result is kept in memory; the reconcile after this job publishes it again
+            log
+                .atWarn()
+                .addKeyValue("namespace", input.ref.namespace)
+                .addKeyValue("pod", input.ref.pod.metadata.name)
+                .setCause(e)
+                .log("warm-up result not fully recorded")
+        }
+    }
+
+    /** The k6 attempts, with a CPU boost when the plan asks for one: their result, not yet recorded. */
+    private fun warmUp(task: WarmupTask, input: Input): AttemptsResult {
         val pod = input.ref.pod
         val status = input.status
         val podIP = pod.status.podIP
@@ -61,38 +83,28 @@ class WarmupJob(
         status.phase = WarmupRun.PHASE_RUNNING
         status.startTime = RunStatuses.precise(now)
         status.queueWait = DurationFormat.format(Duration.between(input.readySeenAt, now).coerceAtLeast(Duration.ZERO))
-        try {
-            // its JVM has started: whether it mapped the cache is in the first lines of its log
-            if (status.aotCache == null) status.aotCache = aot?.of(pod)
-            val plan = input.plan
-            val request =
-                K6Request(
-                    runName = "${input.ref.namespace}.${input.ref.runName}",
-                    baseUrl = status.target ?: "http://$podIP:${plan.port}",
-                    plan = plan,
-                    jitMetricsUrl = plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
-                    target = TargetPod(pod.metadata.namespace, pod.metadata.name, pod.metadata.uid, podIP),
-                    deadline = input.deadline,
-                    maxErrorRatio = config.maxErrorRatio,
-                )
-            // a custom flow runs in runner pods, the built-in plan in the operator's own k6
-            val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
-            val runs = PhaseRuns(where, request, task, Listener(input, plan))
-            if (plan.warmupCpuMillis == null && status.cpuBoost == null) {
-                runs.send(WarmupPhase.ALL)
-            } else {
-                boosted(input, plan, runs)
-            }
-            record(input, plan, runs.result())
-        } catch (e: KubernetesClientException) {
-            // the result is kept in memory; the reconcile after this job publishes it again
-            log
-                .atWarn()
-                .addKeyValue("namespace", input.ref.namespace)
-                .addKeyValue("pod", pod.metadata.name)
-                .setCause(e)
-                .log("warm-up result not fully recorded")
+        // its JVM has started: whether it mapped the cache is in the first lines of its log
+        if (status.aotCache == null) status.aotCache = aot?.of(pod)
+        val plan = input.plan
+        val request =
+            K6Request(
+                runName = "${input.ref.namespace}.${input.ref.runName}",
+                baseUrl = status.target ?: "http://$podIP:${plan.port}",
+                plan = plan,
+                jitMetricsUrl = plan.jitMetrics?.let { "http://$podIP:${it.port}${it.path}" },
+                target = TargetPod(pod.metadata.namespace, pod.metadata.name, pod.metadata.uid, podIP),
+                deadline = input.deadline,
+                maxErrorRatio = config.maxErrorRatio,
+            )
+        // a custom flow runs in runner pods, the built-in plan in the operator's own k6
+        val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
+        val runs = PhaseRuns(where, request, task, Listener(input, plan))
+        if (plan.warmupCpuMillis == null && status.cpuBoost == null) {
+            runs.send(WarmupPhase.ALL)
+        } else {
+            boosted(input, plan, runs)
         }
+        return runs.result()
     }
 
     /**
@@ -110,7 +122,8 @@ class WarmupJob(
             status.cpuBoost =
                 boosts.raise(pod, plan, status.cpuBoost) { record ->
                     status.cpuBoost = record
-                    writeProgress(input, status)
+                    // not writeProgress, which swallows a failure: no resize without its record on the run
+                    recorder.progress(input.ref.namespace, input.ref.runName, status)
                 }
             if (status.cpuBoost?.state != CpuBoostStatus.BOOSTED) {
                 runs.send(WARMUP_AND_WARM)

@@ -2,6 +2,7 @@ package dev.danki.operator.gate
 
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
+import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.ServerSideApply
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
@@ -19,8 +20,12 @@ class PodGate(
     /** Told how long each pods/status patch took, in seconds. */
     private val onPatched: (seconds: Double) -> Unit = {},
 ) {
-    /** Writes [wanted] unless the pod already shows it; returns whether it wrote. */
-    fun write(pod: Pod, wanted: GateCondition): Boolean {
+    /**
+     * Writes [wanted] unless the pod already shows it; returns whether it wrote. [ifUnchanged]: only onto
+     * the pod as [pod] shows it. The apply then carries its resourceVersion, which the API server takes
+     * as a precondition: 409 Conflict when the pod changed since.
+     */
+    fun write(pod: Pod, wanted: GateCondition, ifUnchanged: Boolean = false): Boolean {
         val current = conditionOf(pod)
         val sameStatus = current != null && (current.status == "True") == wanted.status
         if (sameStatus && current?.reason == wanted.reason && current.message == wanted.message) return false
@@ -34,17 +39,29 @@ class PodGate(
             .inNamespace(pod.metadata.namespace)
             .withName(pod.metadata.name)
             .subresource("status")
-            .patch(ServerSideApply.CONTEXT, configuration(pod, wanted, transition))
+            .patch(ServerSideApply.CONTEXT, configuration(pod, wanted, transition, ifUnchanged))
         onPatched((System.nanoTime() - started) / NANOS_PER_SECOND)
         return true
     }
 
-    /** The apply configuration: only danki's entry of `conditions`, a list keyed by type. */
-    private fun configuration(pod: Pod, wanted: GateCondition, transition: String): Pod =
+    /** The pod as the API server has it now, past any cache; null when it is gone. */
+    fun read(pod: Pod): Pod? =
+        client
+            .pods()
+            .inNamespace(pod.metadata.namespace)
+            .withName(pod.metadata.name)
+            .get()
+
+    /**
+     * The apply configuration: only danki's entry of `conditions`, a list keyed by type; with
+     * [ifUnchanged], the pod's resourceVersion as a precondition.
+     */
+    private fun configuration(pod: Pod, wanted: GateCondition, transition: String, ifUnchanged: Boolean): Pod =
         PodBuilder()
             .withNewMetadata()
             .withName(pod.metadata.name)
             .withNamespace(pod.metadata.namespace)
+            .withResourceVersion(pod.metadata.resourceVersion?.takeIf { ifUnchanged })
             .endMetadata()
             .withNewStatus()
             .addNewCondition()
@@ -77,6 +94,9 @@ class PodGate(
                 ?.conditions
                 .orEmpty()
                 .firstOrNull { it.type == Keys.CONTAINERS_READY && it.status == "True" }
+
+        /** The run whose result decides the pod's gate: the WarmupRun of its current restart count. */
+        fun currentRun(pod: Pod): String = RunStore.runName(pod.metadata.name, restartCount(pod))
 
         /** Sum of container restart counts: it grows whenever any container restarts. */
         fun restartCount(pod: Pod) =

@@ -160,6 +160,12 @@ object Keys {
         /** On the Deployment: it asks for a cache, but danki was installed without `aotCache.enabled`. */
         const val AOT_DISABLED = "AotCacheDisabled"
 
+        /**
+         * On the Deployment, webhook mode: it opted out, but its template keeps the gate template mode wrote,
+         * which danki may not take off without `webhook.stripTemplateGates`.
+         */
+        const val TEMPLATE_GATE_LEFT = "TemplateGateLeft"
+
         /** On the pod: its CPU boost (`danki.dev/warmup-cpu`) was refused, or not restored; the warm-up went on. */
         const val CPU_BOOST_REFUSED = "CpuBoostRefused"
         const val CPU_BOOST_NOT_RESTORED = "CpuBoostNotRestored"

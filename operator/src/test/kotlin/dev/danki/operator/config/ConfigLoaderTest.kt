@@ -184,6 +184,19 @@ class WebhookConfigLoaderTest {
     }
 
     @Test
+    fun `webhook mode takes no gate off a template unless told to, as it then needs patch on Deployments`() {
+        val webhook =
+            arrayOf(
+                "DANKI_GATE_INJECTION" to "webhook",
+                "DANKI_WEBHOOK_SERVICE" to "danki-webhook",
+                "DANKI_WEBHOOK_CONFIGURATION" to "danki",
+                "DANKI_WEBHOOK_SECRET" to "danki-webhook-tls",
+            )
+        load(*webhook).webhook!!.stripTemplateGates shouldBe false
+        load(*webhook, "DANKI_WEBHOOK_STRIP_TEMPLATE_GATES" to "true").webhook!!.stripTemplateGates shouldBe true
+    }
+
+    @Test
     fun `webhook mode without names, with a bad lifetime or an unknown mode is refused with each problem`() {
         val error =
             shouldThrow<ConfigException> {

@@ -4,6 +4,7 @@ import dev.danki.operator.boost.CpuBoost
 import dev.danki.operator.boost.PodResize
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.CpuBoostStatus
+import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.testkit.SettableClock
@@ -24,6 +25,8 @@ import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
 import io.fabric8.kubernetes.api.model.ContainerBuilder
 import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.client.KubernetesClientException
+import io.kotest.assertions.withClue
 import io.kotest.matchers.shouldBe
 import io.mockk.every
 import io.mockk.mockk
@@ -62,6 +65,7 @@ class BoostedWarmupTest {
             every { await(any(), any(), any(), any()) } returns PodResize.Outcome.Applied
         }
     private val recorder = mockk<RunRecorder>(relaxed = true)
+    private val boostEvents = mockk<EventRecorder>(relaxed = true)
     private val job =
         WarmupJob(
             OperatorConfig(),
@@ -69,7 +73,7 @@ class BoostedWarmupTest {
             null,
             recorder,
             mockk(relaxed = true),
-            CpuBoost(resize, mockk(relaxed = true), enabled = true),
+            CpuBoost(resize, boostEvents, enabled = true),
         )
     private val pod =
         readyGatedPod().apply {
@@ -134,6 +138,18 @@ class BoostedWarmupTest {
         steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m")
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
         verify { recorder.failed(any(), status, Keys.RunConditions.REASON_TIMEOUT, any()) }
+    }
+
+    @Test
+    fun `a boost whose record the API server does not take is refused before any resize`() {
+        // a leader that took over would find no record of the pod's own limit, and leave it boosted
+        every { recorder.progress(any(), any(), any()) } throws KubernetesClientException("apiserver down")
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        withClue("what ran, with a boost record that could not be written") {
+            steps shouldBe listOf("k6 cold", "k6 warmup,warm")
+        }
+        status.cpuBoost!!.state shouldBe CpuBoostStatus.REFUSED
+        verify { boostEvents.warning(any(), Keys.EventReasons.CPU_BOOST_REFUSED, any()) }
     }
 
     @Test

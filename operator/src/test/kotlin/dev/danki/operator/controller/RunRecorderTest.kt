@@ -13,11 +13,15 @@ import dev.danki.operator.warmup.WarmupPlan
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.client.KubernetesClientException
 import io.kotest.assertions.throwables.shouldThrow
+import io.kotest.assertions.withClue
 import io.kotest.matchers.collections.shouldContainExactly
 import io.kotest.matchers.shouldBe
+import io.kotest.matchers.string.shouldContain
 import io.mockk.every
 import io.mockk.mockk
+import io.mockk.slot
 import io.mockk.spyk
+import io.mockk.verify
 import org.junit.jupiter.api.Test
 import java.util.Collections
 import java.util.concurrent.RejectedExecutionException
@@ -27,7 +31,7 @@ class RunRecorderTest {
     private val order: MutableList<String> = Collections.synchronizedList(mutableListOf())
     private val gate =
         mockk<PodGate> {
-            every { write(any(), any()) } answers {
+            every { write(any(), any(), any()) } answers {
                 order += "gate"
                 true
             }
@@ -61,7 +65,7 @@ class RunRecorderTest {
             .withUid("uid-1")
             .endMetadata()
             .build()
-    private val ref = RunRef(pod, "web-1-r0", WarmupRunSpec().apply { deployment = "web" })
+    private val ref = RunRef(pod, "web-1", WarmupRunSpec().apply { deployment = "web" })
 
     private fun fail() = recorder.failed(ref, WarmupRunStatus(), "K6Failed", "k6 exited 107")
 
@@ -95,9 +99,61 @@ class RunRecorderTest {
 
     @Test
     fun `a gate that cannot be written still leaves the run, the Event, the metrics and the history`() {
-        every { gate.write(any(), any()) } throws KubernetesClientException("apiserver down")
+        every { gate.write(any(), any(), any()) } throws KubernetesClientException("apiserver down")
         shouldThrow<KubernetesClientException> { fail() }
         order shouldContainExactly listOf("run", "event", "metrics", "history")
-        recorder.finalStatus("shop/web-1-r0")?.phase shouldBe "Failed"
+        recorder.finalStatus("shop/web-1")?.phase shouldBe "Failed"
     }
+
+    @Test
+    fun `a late result of an earlier run is recorded on that run and never touches the gate`() {
+        // the containers restarted: run web-1-r1 warms the pod now, and web-1's k6 returned just after
+        every { caches.pods.get("shop", "web-1") } returns restarted(1)
+        val event = slot<String>()
+        every { events.warning(any(), any(), capture(event)) } answers { order += "event" }
+        fail()
+        withClue("the gate is run web-1-r1's to decide, not web-1's") {
+            order shouldContainExactly listOf("run", "event", "metrics", "history")
+        }
+        verify(exactly = 0) { gate.write(any(), any(), any()) }
+        verify { runs.writeStatus("shop", "web-1", match { it.phase == "Failed" }) }
+        event.captured shouldContain "not applied"
+    }
+
+    @Test
+    fun `a restart the cache has not seen yet is found on the API server before the gate is written`() {
+        every { caches.pods.get("shop", "web-1") } returns restarted(0, resourceVersion = "7")
+        every { gate.write(any(), any(), true) } throws modified()
+        every { gate.read(any()) } returns restarted(1, resourceVersion = "9")
+        fail()
+        order shouldContainExactly listOf("run", "event", "metrics", "history")
+        verify(exactly = 1) { gate.write(match { it.metadata.resourceVersion == "7" }, any(), true) }
+    }
+
+    @Test
+    fun `a gate write refused only because the cache was behind is made again on the API server's pod`() {
+        every { caches.pods.get("shop", "web-1") } returns restarted(0, resourceVersion = "7")
+        every { gate.write(match { it.metadata.resourceVersion == "7" }, any(), true) } throws modified()
+        every { gate.read(any()) } returns restarted(0, resourceVersion = "8")
+        fail()
+        order shouldContainExactly listOf("gate", "run", "event", "metrics", "history")
+        verify { gate.write(match { it.metadata.resourceVersion == "8" }, any(), true) }
+    }
+
+    /** The API server's answer to a write whose resourceVersion is no longer the pod's. */
+    private fun modified() = KubernetesClientException("the object has been modified", 409, null)
+
+    /** [pod] as the kubelet reports it after [restarts] container restarts. */
+    private fun restarted(restarts: Int, resourceVersion: String = "1") =
+        PodBuilder(pod)
+            .editMetadata()
+            .withResourceVersion(resourceVersion)
+            .endMetadata()
+            .withNewStatus()
+            .addNewContainerStatus()
+            .withName("app")
+            .withRestartCount(restarts)
+            .endContainerStatus()
+            .endStatus()
+            .build()
 }
