@@ -51,6 +51,12 @@ HOLES = [
      "`FailureBackoffTest` (the AOT status path, on the real pool and back-off)",
      "before: no back-off (the job ended as if finished; the next reconcile started it again); after: a "
      "crash, backed off 1 s, doubling, up to 5 min"),
+    ("A replica that lost its Lease still writing for a few seconds",
+     "`LeaderLossIT` (real kube-apiserver: the Lease handed away mid-warm-up, the old replica not stopped), "
+     "`LeadershipFenceTest`, `RunRecorderTest`",
+     "before: the replica told of the loss (2 s after the hand-off) still wrote the pod's gate at its deadline "
+     "(`True/WarmupFailedOpen`, 16 s later); after: the gate write and the WarmupRun status refused "
+     "(`NotLeading`), nothing reported, the new leader decides the pod"),
     ("`deployments patch`, cluster-wide, in webhook mode",
      "`charts/danki/tests/template_test.py` (`test_template_gates`), `DeploymentReconcilerTest`",
      "before: webhook mode's ClusterRole could patch every Deployment and took template gates off; "
@@ -58,7 +64,6 @@ HOLES = [
 ]
 # Holes of that review still open, with what is missing.
 OPEN_HOLES = [
-    "A replica that lost its Lease can still write for a few seconds (its pool drains before JOSDK stops).",
     "The pod informer caches every pod of the cluster in webhook mode; memory at 10,000 pods is not measured.",
     "A burst of admissions for many unknown Deployments can tie up the webhook's threads (fail-open).",
 ]

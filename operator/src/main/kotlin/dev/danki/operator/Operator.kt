@@ -6,6 +6,7 @@ import dev.danki.operator.aot.AotStore
 import dev.danki.operator.aot.AotTrainer
 import dev.danki.operator.aot.PodLogHead
 import dev.danki.operator.aot.Training
+import dev.danki.operator.aot.TrainingPodClient
 import dev.danki.operator.boost.CpuBoost
 import dev.danki.operator.boost.PodResize
 import dev.danki.operator.config.GateInjection
@@ -24,6 +25,7 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.leader.LeaderElection
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.metrics.BoostMetrics
 import dev.danki.operator.metrics.GatedPods
 import dev.danki.operator.metrics.HttpEndpoints
@@ -80,24 +82,35 @@ class Operator(
     private val trainer: AotTrainer?
     private val sdk: io.javaoperatorsdk.operator.Operator
 
-    @Volatile private var leading = false
+    /** Whether this replica leads: every write of the leader's own is refused once it lost the Lease. */
+    private val leadership = Leadership()
 
     init {
         metrics.leading(false)
         metrics.watchGatedPods(
-            gated = { if (leading) GatedPods.count(caches.pods.list(), ::runsOf) else emptyMap() },
-            overdue = { if (leading) GatedPods.overdue(caches.pods.list(), ::runsOf, Instant.now()) else emptyMap() },
+            gated = { if (leadership.leading) GatedPods.count(caches.pods.list(), ::runsOf) else emptyMap() },
+            overdue = {
+                if (leadership.leading) {
+                    GatedPods.overdue(
+                        caches.pods.list(),
+                        ::runsOf,
+                        Instant.now(),
+                    )
+                } else {
+                    emptyMap()
+                }
+            },
         )
         val events = EventRecorder(client, config.identity)
-        val runs = RunStore(client)
-        val gate = PodGate(client, metrics::gatePatched)
+        val runs = RunStore(client, leadership)
+        val gate = PodGate(client, leadership, metrics::gatePatched)
         val recorder = RunRecorder(runs, gate, events, metrics, caches, history)
         val runner = K6Runner(config.k6Binary, config.k6Script, Files.createTempDirectory("danki-k6"))
         val runnerPods =
             config.runnerImage?.let { image ->
                 val resources =
                     config.runnerResources?.let { RunnerPodSpec.resourcesOf(it) } ?: RunnerPodSpec.DEFAULT_RESOURCES
-                RunnerPods(client, image, resources)
+                RunnerPods(client, leadership, image, resources)
             }
         val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         // the first bytes of a pod's log: a training JVM that would not start, a pod's JVM that refused its cache
@@ -109,7 +122,7 @@ class Operator(
                 val image = checkNotNull(config.runnerImage) { "ConfigLoader: aot needs the runner image" }
                 val training =
                     Training(
-                        client,
+                        TrainingPodClient(client, leadership),
                         podLogs,
                         store,
                         settings,
@@ -122,7 +135,8 @@ class Operator(
                 AotTrainer(store, training, parser, events) { ns, name -> caches.deployments.get(ns, name) }
             }
         val aotReport = trainer?.let { AotReport(AotProbe(podLogs), events, it) }
-        val boosts = CpuBoost(PodResize(client), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended)
+        val boosts =
+            CpuBoost(PodResize(client, leadership), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended)
         val job =
             WarmupJob(
                 config,
@@ -135,7 +149,7 @@ class Operator(
             )
         val deployments =
             DeploymentReconciler(
-                TemplateGate(client),
+                TemplateGate(client, leadership),
                 events,
                 metrics,
                 parser,
@@ -156,7 +170,7 @@ class Operator(
                     caches,
                     events,
                     metrics,
-                    PodEviction(client)::evict,
+                    PodEviction(client, leadership)::evict,
                     config.ungatedPods,
                     it.endpoints::ready,
                 )
@@ -173,7 +187,12 @@ class Operator(
                 missedGates,
                 OptInReads.api(client)::deployment,
             )
-        val leaderElection = election.configuration(onLeading = ::lead, onLost = onLost)
+        // the fence closes on the election's own thread, before anything else hears of the loss
+        val leaderElection =
+            election.configuration(onLeading = ::lead) {
+                leadership.lost()
+                onLost()
+            }
         sdk =
             io.javaoperatorsdk.operator.Operator { o ->
                 o
@@ -212,7 +231,7 @@ class Operator(
 
     /** This replica leads, since [since] (its Lease's acquireTime): called before JOSDK starts its reconciles. */
     private fun lead(since: Instant) {
-        leading = true
+        leadership.acquired()
         metrics.leading(true)
         pods.startActing(since)
     }
@@ -249,12 +268,16 @@ class Operator(
         election.stop()
     }
 
+    /**
+     * Writes are refused from the first line on; then JOSDK stops taking reconciles, and only then the
+     * pool kills the warm-ups (which can take seconds) and the trainer stops.
+     */
     private fun stopActing() {
-        leading = false
+        leadership.lost()
         metrics.leading(false)
+        sdk.stop()
         pool.shutdownNow()
         trainer?.stop()
-        sdk.stop()
     }
 
     private fun runsOf(pod: Pod) = caches.runsOf(pod.metadata.namespace, pod.metadata.name)

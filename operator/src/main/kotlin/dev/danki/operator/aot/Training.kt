@@ -16,7 +16,6 @@ import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupTask
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.utils.Serialization
 import org.slf4j.LoggerFactory
 import java.time.Duration
@@ -30,7 +29,8 @@ import java.time.Instant
  * the training is, so that a new leader starts it again rather than trusting half of it.
  */
 class Training(
-    private val client: KubernetesClient,
+    /** The training pods; one is created only while this replica leads. */
+    private val pods: TrainingPodClient,
     /** The first bytes of a container's log (the operator's: [PodLogHead]), for a JVM that would not start. */
     private val logs: AotProbe.LogReader,
     private val store: AotStore,
@@ -271,16 +271,10 @@ class Training(
             .log("AOT cache trained")
     }
 
-    private fun named(pod: Pod) = client.pods().inNamespace(pod.metadata.namespace).withName(pod.metadata.name)
-
     /** Creates [pod]; one of the same name is what a stopped replica left, so it starts again from nothing. */
     private fun start(pod: Pod, deadline: Instant) {
-        if (named(pod).get() != null) deleteAndWait(pod, deadline)
-        client
-            .pods()
-            .inNamespace(pod.metadata.namespace)
-            .resource(pod)
-            .create()
+        if (pods.get(pod) != null) deleteAndWait(pod, deadline)
+        pods.create(pod)
     }
 
     /**
@@ -290,7 +284,7 @@ class Training(
      */
     private fun until(pod: Pod, deadline: Instant, done: (Pod?) -> Boolean): Pod? {
         while (true) {
-            val seen = named(pod).get()
+            val seen = pods.get(pod)
             if (done(seen) || !Instant.now().isBefore(deadline)) return seen
             Thread.sleep(POLL.toMillis())
         }
@@ -298,7 +292,7 @@ class Training(
 
     /** Deletes the pod with its own grace period and waits until it is gone, at most until [deadline]. */
     private fun deleteAndWait(pod: Pod, deadline: Instant): Boolean {
-        named(pod).delete()
+        pods.delete(pod)
         return until(pod, deadline) { it == null } == null
     }
 

@@ -1,6 +1,7 @@
 package dev.danki.operator.boost
 
 import dev.danki.operator.kube.ServerSideApply
+import dev.danki.operator.leader.Leadership
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.Quantity
@@ -17,6 +18,8 @@ import java.util.concurrent.TimeUnit
  */
 class PodResize(
     private val client: KubernetesClient,
+    /** A resize is this replica's as the leader: refused once it lost the Lease. */
+    private val leadership: Leadership,
 ) {
     /** What the kubelet made of a resize, read from the pod's status. */
     sealed interface Outcome {
@@ -35,6 +38,7 @@ class PodResize(
 
     /** Asks for [limitMillis] (and [requestMillis], for a Guaranteed pod) on [container]; the API may refuse. */
     fun request(pod: Pod, container: String, limitMillis: Long, requestMillis: Long?) {
+        leadership.check("the resize of pod ${pod.metadata.namespace}/${pod.metadata.name}")
         val resources = ResourceRequirementsBuilder().addToLimits(CPU, Quantity(CpuQuantity.format(limitMillis)))
         requestMillis?.let { resources.addToRequests(CPU, Quantity(CpuQuantity.format(it))) }
         val apply =

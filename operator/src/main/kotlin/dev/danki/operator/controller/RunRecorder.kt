@@ -17,6 +17,7 @@ import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.leader.NotLeading
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.FailurePolicy
@@ -120,11 +121,18 @@ class RunRecorder(
     private fun finish(ref: RunRef, status: WarmupRunStatus, report: (decides: Boolean) -> Unit) {
         finals[ObjectKeys.of(ref.namespace, ref.runName)] = FinalResult(status, ref.spec)
         var decides = true
+        var reports = true
         try {
             decides = publish(ref.pod, ref.runName, null)
+        } catch (e: NotLeading) {
+            // this replica lost its Lease: the next leader decides the pod, and says so
+            reports = false
+            throw e
         } finally {
-            report(decides)
-            history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
+            if (reports) {
+                report(decides)
+                history.record(ref.namespace, ref.deployment, ref.runName, ref.pod.spec?.nodeName, status)
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.ServerSideApply
+import dev.danki.operator.leader.Leadership
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.PodCondition
@@ -17,6 +18,8 @@ import java.time.temporal.ChronoUnit
  */
 class PodGate(
     private val client: KubernetesClient,
+    /** Every write is this replica's as the leader: refused once it lost the Lease. */
+    private val leadership: Leadership,
     /** Told how long each pods/status patch took, in seconds. */
     private val onPatched: (seconds: Double) -> Unit = {},
 ) {
@@ -33,6 +36,7 @@ class PodGate(
         val transition =
             current?.lastTransitionTime?.takeIf { sameStatus }
                 ?: Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()
+        leadership.check("the gate of pod ${pod.metadata.namespace}/${pod.metadata.name}")
         val started = System.nanoTime()
         client
             .pods()

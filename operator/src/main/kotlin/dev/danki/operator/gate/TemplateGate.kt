@@ -1,6 +1,7 @@
 package dev.danki.operator.gate
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.PodReadinessGate
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder
@@ -16,6 +17,8 @@ import io.fabric8.kubernetes.client.KubernetesClient
  */
 class TemplateGate(
     private val client: KubernetesClient,
+    /** A template patch is this replica's as the leader: refused once it lost the Lease. */
+    private val leadership: Leadership,
 ) {
     /** What a Deployment's template needs from danki right now. */
     enum class Change { NONE, ADD, REMOVE }
@@ -39,6 +42,8 @@ class TemplateGate(
         }
 
     fun apply(deployment: Deployment, change: Change) {
+        if (change == Change.NONE) return
+        leadership.check("the template of Deployment ${deployment.metadata.namespace}/${deployment.metadata.name}")
         val configuration =
             when (change) {
                 Change.NONE -> return

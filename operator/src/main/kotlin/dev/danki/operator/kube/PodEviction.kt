@@ -1,5 +1,6 @@
 package dev.danki.operator.kube
 
+import dev.danki.operator.leader.Leadership
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder
@@ -11,10 +12,13 @@ import io.fabric8.kubernetes.client.KubernetesClient
  */
 class PodEviction(
     private val client: KubernetesClient,
+    /** An eviction is this replica's as the leader: refused once it lost the Lease. */
+    private val leadership: Leadership,
 ) {
     /** True: the pod is being deleted; false: a PodDisruptionBudget does not allow it now (HTTP 429). */
     fun evict(pod: Pod): Boolean {
         val meta = pod.metadata
+        leadership.check("the eviction of pod ${meta.namespace}/${meta.name}")
         val eviction =
             EvictionBuilder()
                 .withNewMetadata()

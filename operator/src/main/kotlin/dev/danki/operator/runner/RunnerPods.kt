@@ -1,5 +1,6 @@
 package dev.danki.operator.runner
 
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.warmup.AttemptStarter
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.K6Runner
@@ -19,6 +20,8 @@ import java.time.Instant
  */
 class RunnerPods(
     private val client: KubernetesClient,
+    /** A runner pod is this replica's as the leader: refused once it lost the Lease. */
+    private val leadership: Leadership,
     private val image: String,
     private val resources: ResourceRequirements = RunnerPodSpec.DEFAULT_RESOURCES,
 ) : AttemptStarter {
@@ -31,6 +34,7 @@ class RunnerPods(
             // a predecessor's runner for this run (a leader that died) must not report for this attempt
             deleteRunner(client, target.namespace, name)
             val remaining = Duration.between(Instant.now(), request.deadline)
+            leadership.check("runner pod ${target.namespace}/$name")
             // the fence first: the pod must never run without it
             client.resource(RunnerPodSpec.networkPolicy(request)).create()
             val env = environment(request, remaining)

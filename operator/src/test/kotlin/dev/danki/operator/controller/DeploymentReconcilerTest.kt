@@ -3,6 +3,7 @@ package dev.danki.operator.controller
 import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test
  * Without it such a gate stays, and its Deployment gets a Warning that says how to take it off.
  */
 class DeploymentReconcilerTest {
-    private val template = spyk(TemplateGate(mockk())) { every { apply(any(), any()) } just Runs }
+    private val template = spyk(TemplateGate(mockk(), Leadership.always())) { every { apply(any(), any()) } just Runs }
     private val events = mockk<EventRecorder>(relaxed = true)
     private val context = mockk<Context<Deployment>> { every { isPrimaryResourceDeleted } returns false }
 

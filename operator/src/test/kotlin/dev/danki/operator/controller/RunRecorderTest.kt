@@ -7,6 +7,7 @@ import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.leader.NotLeading
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.K6SummaryParser
 import dev.danki.operator.warmup.WarmupPlan
@@ -138,6 +139,15 @@ class RunRecorderTest {
         fail()
         order shouldContainExactly listOf("gate", "run", "event", "metrics", "history")
         verify { gate.write(match { it.metadata.resourceVersion == "8" }, any(), true) }
+    }
+
+    @Test
+    fun `a replica that lost its Lease reports nothing of a result it could not write`() {
+        // the next leader decides the pod, and its Event and metrics are the ones that count
+        every { gate.write(any(), any(), any()) } throws NotLeading("the gate of pod shop/web-1")
+        every { runs.writeStatus(any(), any(), any()) } throws NotLeading("WarmupRun shop/web-1")
+        shouldThrow<NotLeading> { fail() }
+        order shouldContainExactly emptyList()
     }
 
     /** The API server's answer to a write whose resourceVersion is no longer the pod's. */

@@ -1,6 +1,7 @@
 package dev.danki.operator.gate
 
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.warmup.WarmupSwitch
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
@@ -9,7 +10,7 @@ import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.Test
 
 class TemplateGateTest {
-    private val gate = TemplateGate(io.mockk.mockk(relaxed = true))
+    private val gate = TemplateGate(io.mockk.mockk(relaxed = true), Leadership.always())
 
     private fun deployment(
         withGate: Boolean,

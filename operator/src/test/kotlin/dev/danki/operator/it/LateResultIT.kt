@@ -12,6 +12,7 @@ import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.leader.Leadership
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.FailurePolicy
 import io.fabric8.kubernetes.api.model.Pod
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.TestInstance
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LateResultIT {
     private val space = ItNamespace("danki-it-late-result")
-    private val gate = PodGate(space.client)
-    private val runs = RunStore(space.client)
+    private val gate = PodGate(space.client, Leadership.always())
+    private val runs = RunStore(space.client, Leadership.always())
 
     /** What the pod informer holds for the pod, set by each case. */
     private var cached: Pod? = null

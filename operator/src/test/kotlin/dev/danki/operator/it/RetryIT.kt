@@ -10,6 +10,7 @@ import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunSpec
 import dev.danki.operator.kube.WarmupRunStatus
+import dev.danki.operator.leader.Leadership
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
@@ -138,9 +139,17 @@ class RetryIT {
                 deployment = "orphan"
                 failurePolicy = "closed"
             }
-        RunStore(late.client).create(pod, pod.metadata.name, spec, WarmupRunStatus().apply { phase = "Running" })
+        RunStore(late.client, Leadership.always()).create(
+            pod,
+            pod.metadata.name,
+            spec,
+            WarmupRunStatus().apply {
+                phase =
+                    "Running"
+            },
+        )
         val decided = GateCondition(true, Keys.GateReasons.WARMED_UP, "cold p95 90 ms -> warm p95 9 ms")
-        PodGate(late.client) { }.write(pod, decided)
+        PodGate(late.client, Leadership.always()) { }.write(pod, decided)
         val back = late.operator()
         try {
             eventually(Duration.ofSeconds(30)) {
