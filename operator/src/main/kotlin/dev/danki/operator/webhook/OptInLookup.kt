@@ -10,11 +10,11 @@ import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.util.concurrent.ArrayBlockingQueue
 import java.util.concurrent.CompletableFuture
-import java.util.concurrent.ExecutionException
+import java.util.concurrent.CompletionException
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
-import java.util.concurrent.TimeoutException
 
 /**
  * Finds, for a pod being admitted, its Deployment and its namespace's labels: what decides whether the
@@ -28,6 +28,10 @@ import java.util.concurrent.TimeoutException
  *
  * A read that fails or does not answer within [budget] lets the pod through without the gate
  * (counted, logged, and then reported as a missed pod): danki never holds up a pod's creation.
+ *
+ * The reads run on threads of their own, and the review waits for them without a thread ([findAsync]):
+ * a burst of pods of Deployments the cache does not have cannot hold up the pods it does. The pods of
+ * one Deployment share one read while it is under way, so a burst of them costs one GET, not one each.
  */
 class OptInLookup(
     private val cache: Reads,
@@ -63,35 +67,56 @@ class OptInLookup(
             Thread(r, "danki-webhook-read").apply { isDaemon = true }
         }.apply { allowCoreThreadTimeOut(true) }
 
-    fun find(namespace: String, deployment: String): Found {
-        cachedOptIn(namespace, deployment)?.let { return it }
+    /** Reads past the cache under way, by `namespace/name`: every review that needs one waits on the same. */
+    private val inFlight = ConcurrentHashMap<String, CompletableFuture<Found>>()
+
+    /** [findAsync], waited for on the calling thread. */
+    fun find(namespace: String, deployment: String): Found = findAsync(namespace, deployment).join()
+
+    /**
+     * What decides the pod's gate: at once from the cache when it shows the Deployment opted in, else once
+     * the read past the cache answers or [budget] has passed (never completed exceptionally).
+     */
+    fun findAsync(namespace: String, deployment: String): CompletableFuture<Found> {
+        cachedOptIn(namespace, deployment)?.let { return CompletableFuture.completedFuture(it) }
         val cachedLabels = cache.namespaceLabels(namespace).orEmpty()
-        // on the read threads, given up after the budget (the read itself ends at the client's own timeout)
-        return try {
-            val fresh =
-                CompletableFuture
-                    .supplyAsync({ readThrough(namespace, deployment, cachedLabels) }, reads)
-                    .get(budget.toMillis(), TimeUnit.MILLISECONDS)
-            metrics.webhookRead(
-                if (fresh.deployment ==
-                    null
-                ) {
-                    WarmupMetrics.READ_NOT_FOUND
+        val read =
+            try {
+                sharedRead(namespace, deployment, cachedLabels)
+            } catch (e: RejectedExecutionException) {
+                // the read threads and their queue are full: the API server is not keeping up
+                return CompletableFuture.completedFuture(failed(namespace, deployment, cachedLabels, e))
+            }
+        // this review's own budget; the read itself ends at the client's own timeout
+        return read
+            .thenApply { it }
+            .orTimeout(budget.toMillis(), TimeUnit.MILLISECONDS)
+            .handle { fresh, error ->
+                if (error != null) {
+                    failed(namespace, deployment, cachedLabels, (error as? CompletionException)?.cause ?: error)
                 } else {
-                    WarmupMetrics.READ_FOUND
-                },
-            )
-            fresh
-        } catch (e: ExecutionException) {
-            failed(namespace, deployment, cachedLabels, e.cause ?: e)
-        } catch (e: TimeoutException) {
-            failed(namespace, deployment, cachedLabels, e)
-        } catch (e: RejectedExecutionException) {
-            failed(namespace, deployment, cachedLabels, e)
-        } catch (e: InterruptedException) {
-            Thread.currentThread().interrupt()
-            failed(namespace, deployment, cachedLabels, e)
-        }
+                    metrics.webhookRead(
+                        if (fresh.deployment == null) WarmupMetrics.READ_NOT_FOUND else WarmupMetrics.READ_FOUND,
+                    )
+                    fresh
+                }
+            }
+    }
+
+    /** The read of [name] under way, or a new one on the read threads; throws when they cannot take it. */
+    private fun sharedRead(
+        namespace: String,
+        name: String,
+        cachedLabels: Map<String, String>,
+    ): CompletableFuture<Found> {
+        val key = "$namespace/$name"
+        val read =
+            inFlight.computeIfAbsent(key) {
+                CompletableFuture.supplyAsync({ readThrough(namespace, name, cachedLabels) }, reads)
+            }
+        // a read that ended is not reused: the next pod asks again, and sees what changed since
+        read.whenComplete { _, _ -> inFlight.remove(key, read) }
+        return read
     }
 
     private fun failed(

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization
 import org.slf4j.LoggerFactory
 import java.util.Base64
+import java.util.concurrent.CompletableFuture
 
 /**
  * Answers one AdmissionReview for a pod CREATE: always allowed (danki never blocks a pod), with
@@ -29,14 +30,25 @@ class PodAdmission(
 ) {
     private val log = LoggerFactory.getLogger(PodAdmission::class.java)
 
-    /** The answer to [body]; throws IllegalArgumentException for a body that is not an AdmissionReview request. */
-    fun review(body: ByteArray): ByteArray {
+    /** [reviewAsync], waited for on the calling thread. */
+    fun review(body: ByteArray): ByteArray = reviewAsync(body).join()
+
+    /**
+     * The answer to [body], once its Deployment is known (at once from the cache, else when the read past
+     * it answers or gives up): no thread waits for that read. Throws IllegalArgumentException, at once, for
+     * a body that is not an AdmissionReview request.
+     */
+    fun reviewAsync(body: ByteArray): CompletableFuture<ByteArray> {
         val started = System.nanoTime()
         val request =
             requireNotNull(serialization.unmarshal(body.inputStream(), AdmissionReview::class.java)?.request) {
                 "not an AdmissionReview request"
             }
-        val (gated, patch, how) = patchOf(request)
+        return patchOf(request).thenApply { answer(request, it, started) }
+    }
+
+    private fun answer(request: AdmissionRequest, result: Patch, started: Long): ByteArray {
+        val (gated, patch, how) = result
         val response =
             AdmissionResponseBuilder()
                 .withUid(request.uid)
@@ -59,12 +71,19 @@ class PodAdmission(
         val how: String?,
     )
 
-    private fun patchOf(request: AdmissionRequest): Patch {
+    private fun patchOf(request: AdmissionRequest): CompletableFuture<Patch> {
         // only pod CREATE is registered; anything else is answered unchanged
         val pod = request.`object`.takeIf { request.operation == CREATE && request.kind?.kind == POD }?.let(::asPod)
-        val deploymentName = pod?.let(PodOwners::deploymentOf) ?: return Patch(false, emptyList(), null)
+        val deploymentName =
+            pod?.let(PodOwners::deploymentOf)
+                ?: return CompletableFuture.completedFuture(Patch(false, emptyList(), null))
         val namespace = request.namespace.orEmpty()
-        val found = lookup.find(namespace, deploymentName)
+        return lookup.findAsync(namespace, deploymentName).thenApply { found ->
+            patchOf(namespace, deploymentName, pod, found)
+        }
+    }
+
+    private fun patchOf(namespace: String, deploymentName: String, pod: Pod, found: OptInLookup.Found): Patch {
         val gate = PodMutation.patchFor(pod, found.deployment, found.namespaceLabels)
         // the cache is trained on the warm-up plan: a pod that is not warmed is not given it
         val cache =

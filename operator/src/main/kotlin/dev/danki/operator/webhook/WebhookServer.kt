@@ -67,7 +67,7 @@ class WebhookServer(
             }
             val answer =
                 try {
-                    admission.review(Content.Source.asInputStream(request).readNBytes(MAX_BODY))
+                    admission.reviewAsync(Content.Source.asInputStream(request).readNBytes(MAX_BODY))
                 } catch (
                     @Suppress("TooGenericExceptionCaught") e: Exception,
                 ) {
@@ -76,9 +76,17 @@ class WebhookServer(
                     Response.writeError(request, response, callback, HttpStatus.BAD_REQUEST_400)
                     return true
                 }
-            response.status = HttpStatus.OK_200
-            response.headers.put(HttpHeader.CONTENT_TYPE, "application/json")
-            response.write(true, ByteBuffer.wrap(answer), callback)
+            // answered from whichever thread completes it: no Jetty thread waits for a read past the cache
+            answer.whenComplete { body, error ->
+                if (error != null) {
+                    log.atWarn().setCause(error).log("admission review failed")
+                    Response.writeError(request, response, callback, HttpStatus.INTERNAL_SERVER_ERROR_500)
+                } else {
+                    response.status = HttpStatus.OK_200
+                    response.headers.put(HttpHeader.CONTENT_TYPE, "application/json")
+                    response.write(true, ByteBuffer.wrap(body), callback)
+                }
+            }
             return true
         }
 
@@ -93,7 +101,10 @@ class WebhookServer(
     companion object {
         const val PATH = "/mutate-pods"
 
-        /** The API server waits at most the webhook's timeout (a few seconds); a lookup in the cache is quick. */
+        /**
+         * A lookup in the cache is quick, and a review that needs a read past it waits for it without a
+         * thread (OptInLookup's read threads do the reading), so a few threads answer every review.
+         */
         private const val MAX_THREADS = 8
 
         /** Jetty's acceptor and selector take threads of their own out of the pool. */
