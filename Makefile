@@ -121,6 +121,12 @@ lint: lint-tools
 lint-tools: tool-shellcheck ## shellcheck the repository's own tool scripts (tools/*.sh).
 	$(SHELLCHECK) -x -P SCRIPTDIR $(REPO)/tools/*.sh
 
+.PHONY: lint-readme
+lint: lint-readme
+lint-readme: ## The README (and docs/development.md, docs/performance.md) name only make targets, annotations, chart values and files that exist.
+	python3 $(REPO)/tools/readme-check.py --self-test
+	python3 $(REPO)/tools/readme-check.py $(REPO)/README.md $(REPO)/docs/development.md $(REPO)/docs/performance.md
+
 .PHONY: lint-kotlin
 lint-kotlin: ## ktlint and detekt on every Kotlin module.
 	$(MVN) -q ktlint:check detekt:check

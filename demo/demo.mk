@@ -10,6 +10,11 @@ demo: ## Build, start the local cluster, install danki, scale a warmed and a col
 demo-report: ## Re-render demo-report.html from the last demo run's data in .work/demo.
 	@python3 $(REPO)/demo/report.py html $(WORK)/demo $(REPO)/demo-report.html
 
+.PHONY: demo-picture
+demo-picture: ## The README's picture (docs/demo-exam-start.png) from the last demo-report.html, by headless chromium.
+	@test -f $(REPO)/demo-report.html || { echo "no demo-report.html: run make demo first" >&2; exit 1; }
+	@python3 $(REPO)/demo/picture.py $(REPO)/demo-report.html $(REPO)/docs/demo-exam-start.png
+
 # ---- the report in a real browser -----------------------------------------------------------------
 # Debian's chromium (apt) driven by playwright-core (npm, pinned, in bin/node); Playwright's own browser
 # downloads are never used: the test launches /usr/bin/chromium.

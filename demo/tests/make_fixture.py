@@ -1,5 +1,5 @@
 """Writes a demo work folder (as demo/run-demo.sh leaves it in .work/demo) from the figures of the
-recorded demo run in the README's performance section, plus expected.json: the figures the rendered
+recorded demo run in docs/performance.md, plus expected.json: the figures the rendered
 demo-report.html must show. The browser test (report_browser_test.mjs) renders and checks it.
 
 Usage: make_fixture.py OUT
@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-# README.md, "The demo": ms per exam flow, P25..P95, for the warmed and the cold new pods.
+# docs/performance.md, "The demo": ms per exam flow, P25..P95, for the warmed and the cold new pods.
 RECORDED = {"exam-warm": [18, 32, 57, 101, 137], "exam-cold": [5002, 7162, 13294, 14878, 15362]}
 # Its WarmupRuns: cold P95s of 81 to 1,849 ms and warm P95s of 11 to 57 ms (three new pods).
 RUNS = [("exam-warm-6d4b9c7f-2xkqp", 81.0, 11.0, "Converged"),
