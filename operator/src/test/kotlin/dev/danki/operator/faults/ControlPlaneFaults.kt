@@ -37,7 +37,7 @@ class ControlPlaneFaults {
             case.notes["runningAtFault"] = running.size
             case.fault("restarted $component (SIGTERM, same command line) with ${running.size} warm-ups running")
             case.did(ClusterComponent.restart(bench.repo, bench.instance, component))
-            bench.awaitDecided(case, name, PODS, Duration.ofMinutes(DECIDE_MINUTES))
+            bench.awaitDecided(case, name, PODS, Duration.ofMinutes(DECIDE_MINUTES), restartExited = true)
         }
 
     @Test

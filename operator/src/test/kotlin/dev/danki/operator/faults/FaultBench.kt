@@ -106,10 +106,16 @@ class FaultBench(
         replicas: Int,
         timeout: Duration,
         reason: String = Keys.GateReasons.WARMED_UP,
+        /**
+         * Start an operator again once it exited, as the kubelet restarts its container: a replica exits
+         * when it loses its Lease, and an API server's restart can take it from both, one after the other.
+         */
+        restartExited: Boolean = false,
     ) {
         val from = case.faultAt ?: System.nanoTime()
         try {
             eventually(timeout) {
+                if (restartExited) restartExited(case)
                 val pods = cluster.pods(app)
                 pods.size shouldBe replicas
                 val reasons = pods.map { decision(it) }
@@ -123,6 +129,14 @@ class FaultBench(
         } finally {
             case.runs = runsOf(app).groupingBy { "${it.status?.phase}/${it.status?.reason}" }.eachCount()
         }
+    }
+
+    private fun restartExited(case: FaultCase) {
+        val alive = operators.count { it.isAlive() }
+        if (alive == operators.size) return
+        keepTwoOperators()
+        val restarted = (case.notes["operatorsRestarted"] as? Int ?: 0) + (operators.size - alive)
+        case.notes["operatorsRestarted"] = restarted
     }
 
     fun decision(pod: Pod): String = cluster.gateOf(pod)?.let { "${it.status}/${it.reason}" } ?: "no-condition"
