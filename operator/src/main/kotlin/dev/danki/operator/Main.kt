@@ -4,6 +4,8 @@ import dev.danki.operator.config.ConfigException
 import dev.danki.operator.config.ConfigLoader
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.metrics.WarmupMetrics
+import io.fabric8.kubernetes.client.Config
+import io.fabric8.kubernetes.client.ConfigBuilder
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
 import org.slf4j.LoggerFactory
 import java.util.concurrent.atomic.AtomicBoolean
@@ -25,7 +27,14 @@ fun main() {
 
 private fun run(config: OperatorConfig) {
     val log = LoggerFactory.getLogger("dev.danki.operator.Main")
-    val client = KubernetesClientBuilder().build()
+    // HTTP/1.1: the JDK client's HTTP/2 streams could hang past an API server restart (a warm-up's Event
+    // create waited 700 s in the fault suite's kube-apiserver case, and its pod stayed gated); a broken
+    // HTTP/1.1 connection fails its request, which is retried or reported
+    val client =
+        KubernetesClientBuilder()
+            .withConfig(
+                ConfigBuilder(Config.autoConfigure(null)).withHttp2Disable(true).build(),
+            ).build()
     val shuttingDown = AtomicBoolean(false)
     lateinit var operator: Operator
     operator =
