@@ -12,7 +12,7 @@ CRD_PLURALS := warmupruns warmuphistories aotcaches
 IMAGE_TAG ?= dev
 DOCKER ?= docker
 CHART_SHELL_SCRIPTS := $(CHART_SCRIPTS)/e2e-lib.sh $(CHART_SCRIPTS)/e2e-chart.sh $(CHART_SCRIPTS)/e2e-webhook.sh $(CHART_SCRIPTS)/e2e-webhook-race.sh \
-	$(CHART_SCRIPTS)/chart-package.sh $(CHART_SCRIPTS)/chart-push.sh $(CHART_SCRIPTS)/e2e-oci-install.sh $(CHART_SCRIPTS)/e2e-aot.sh
+	$(CHART_SCRIPTS)/chart-package.sh $(CHART_SCRIPTS)/chart-push.sh $(CHART_SCRIPTS)/push.sh $(CHART_SCRIPTS)/e2e-oci-install.sh $(CHART_SCRIPTS)/e2e-aot.sh
 # Rounds of the webhook race test (issue 26). 5 in a row is its acceptance run:
 # `make e2e-webhook-race E2E_RACE_ROUNDS=5` on a running cluster. A round takes about 2 minutes on the
 # shared 2-core machine (most of it the operator stopped and started again), so make test runs 2.
@@ -94,6 +94,9 @@ e2e-chart: build chart-helm ## Install, check RBAC, upgrade and uninstall the ch
 .PHONY: chart-push e2e-oci-install
 chart-push: chart-helm ## Package the chart as a release does (Chart.yaml's version, image.registry the registry) and push it to the running local cluster's OCI registry (CLUSTER_INSTANCE); prints its oci:// reference.
 	@HELM=$(HELM3) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/chart-push.sh
+.PHONY: push
+push: images chart-helm ## Publish this build to your registry as a release would: make push REGISTRY=registry.example.com/danki (the operator and runner images under the chart's appVersion, then the chart with image.registry set); prints the helm install command.
+	@REGISTRY=$(REGISTRY) HELM=$(HELM3) $(CHART_SCRIPTS)/push.sh
 e2e-oci-install: chart-helm ## On the running local cluster (CLUSTER_INSTANCE): install danki from its OCI registry as a user does (image digests, helm list), upgrade to a second pushed version (the operator rolls), uninstall.
 	VERSION=$(VERSION) HELM=$(HELM3) KUBECTL=$(KUBECTL) CLUSTER_INSTANCE=$(CLUSTER_INSTANCE) $(CHART_SCRIPTS)/e2e-oci-install.sh
 

@@ -9,6 +9,10 @@
 #      digest), then helm upgrade to it: helm list shows it, the operator rolls (every pod runs the
 #      second digest, no pod of the first is left), and a leader holds the Lease again.
 #   3. helm uninstall.
+#   4. make push's path (push.sh) to the registry under another name, <registry>/acme, as a user pushes
+#      to their own: helm install oci://<registry>/acme/charts/danki --version <Chart.yaml's> as printed,
+#      each operator pod runs <registry>/acme/danki/operator:<appVersion> by the digest of the image
+#      built here, the runner image is there too; then helm uninstall.
 #
 # Env: VERSION (make passes it), HELM (default bin/helm3), KUBECTL (default bin/kubectl), CLUSTER_INSTANCE,
 #      TIMEOUT (s, default 300).
@@ -47,6 +51,15 @@ listed_chart() { "$HELM" list "${H[@]}" --filter "^$REL\$" -o json | python3 -c 
 operator_images() {
   "${K[@]}" -n "$NS" get pods -l "app.kubernetes.io/instance=$REL" \
     -o jsonpath='{range .items[*]}{.spec.containers[0].image} {.status.containerStatuses[0].imageID}{"\n"}{end}'
+}
+# pulled_from REPOSITORY TAG DIGEST: every operator pod (2) runs <registry>/REPOSITORY:TAG by DIGEST
+pulled_from() {
+  local lines
+  lines=$(operator_images)
+  [[ -n $3 && -n $lines ]] || { echo "     digest '$3', pods: '$lines'"; return 1; }
+  while IFS= read -r line; do echo "     pod: $line"; done <<<"$lines"
+  [[ $(grep -c . <<<"$lines") == 2 ]] &&
+    ! grep -v -q -x -F -- "$REGISTRY_ADDR/$1:$2 $REGISTRY_ADDR/$1@$3" <<<"$lines"
 }
 # pulled_from_registry TAG: every operator pod (2) runs <registry>/danki/operator:TAG by the registry's
 # digest for that tag; pods of another image, still terminating, count against it
@@ -119,5 +132,27 @@ fi
 
 echo "==> 3. helm uninstall"
 check "helm uninstall" "$HELM" uninstall "$REL" "${H[@]}" --wait --timeout 60s
+
+echo "==> 4. make push REGISTRY=$REGISTRY_ADDR/acme, then the install it prints"
+acme=$REGISTRY_ADDR/acme
+if install=$(REGISTRY=$acme HELM=$HELM "$REPO/charts/scripts/push.sh" | tail -n 1); then
+  pass "pushed; it prints: $install"
+  check "the install it prints names oci://$acme/charts/danki --version $version" \
+    same "$(awk '{print $4, $5, $6}' <<<"$install")" "oci://$acme/charts/danki --version $version"
+  built=$(archive_digest "$REPO/.build/node-images/operator.tar")
+  check "the runner image is pushed beside it" test -n "$(registry_digest "acme/danki/k6-runner:$version")"
+  if out=$("$HELM" install "$REL" "oci://$acme/charts/danki" --version "$version" --plain-http "${H[@]}" \
+    --create-namespace --set logging.format=text --wait --timeout "${TIMEOUT}s" 2>&1); then
+    pass "installed from oci://$acme/charts/danki"
+    check "the operator pods run $acme/$OPERATOR:$version by the digest built here" \
+      pulled_from "acme/$OPERATOR" "$version" "$built"
+  else
+    fail "helm install from oci://$acme/charts/danki: $out"
+    show_pods
+  fi
+  check "helm uninstall" "$HELM" uninstall "$REL" "${H[@]}" --wait --timeout 60s
+else
+  fail "push.sh REGISTRY=$acme"
+fi
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))
