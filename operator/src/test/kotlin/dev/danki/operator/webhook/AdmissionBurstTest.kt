@@ -67,21 +67,12 @@ class AdmissionBurstTest {
         lookup.close()
     }
 
-    private fun review(deployment: String, uid: String): HttpRequest {
-        val body =
-            """
-            {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"$uid",
-             "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"shop",
-             "object":{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"$deployment-5d8f-","labels":
-             {"app":"$deployment","pod-template-hash":"5d8f"},"ownerReferences":[{"apiVersion":"apps/v1",
-             "kind":"ReplicaSet","name":"$deployment-5d8f","uid":"r","controller":true}]},"spec":{"containers":[]}}}}
-            """.trimIndent()
-        return HttpRequest
+    private fun review(deployment: String, uid: String): HttpRequest =
+        HttpRequest
             .newBuilder(URI("https://localhost:${server.port}${WebhookServer.PATH}"))
             .timeout(Duration.ofSeconds(HANG_SECONDS))
-            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .POST(HttpRequest.BodyPublishers.ofString(OptedInExam.podCreateReview(deployment, uid)))
             .build()
-    }
 
     private fun gated(response: HttpResponse<String>): Boolean {
         val answer = json.readValue(response.body(), Map::class.java)["response"] as Map<*, *>

@@ -24,6 +24,19 @@ object OptedInExam {
             override fun namespaceLabels(namespace: String) = emptyMap<String, String>()
         }
 
+    /**
+     * The AdmissionReview the API server sends for a new pod of [deployment] in `shop` (owned by its
+     * ReplicaSet, no containers), as the webhook's HTTPS tests post it.
+     */
+    fun podCreateReview(deployment: String = "exam", uid: String = "u-1"): String =
+        """
+        {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"$uid",
+         "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"shop",
+         "object":{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"$deployment-5d8f-","labels":
+         {"app":"$deployment","pod-template-hash":"5d8f"},"ownerReferences":[{"apiVersion":"apps/v1",
+         "kind":"ReplicaSet","name":"$deployment-5d8f","uid":"r","controller":true}]},"spec":{"containers":[]}}}}
+        """.trimIndent()
+
     /** The lookup the webhook builds, over [reads] for both the cache and the API server. */
     fun lookup(metrics: WarmupMetrics) = OptInLookup(reads, reads, metrics, namespaceOptIn = false)
 }

@@ -46,18 +46,10 @@ class WebhookServerTest {
     }
 
     private fun review(client: HttpClient): Map<*, *> {
-        val body =
-            """
-            {"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",
-             "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"shop",
-             "object":{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"exam-5d8f-","labels":
-             {"app":"exam","pod-template-hash":"5d8f"},"ownerReferences":[{"apiVersion":"apps/v1",
-             "kind":"ReplicaSet","name":"exam-5d8f","uid":"r","controller":true}]},"spec":{"containers":[]}}}}
-            """.trimIndent()
         val request =
             HttpRequest
                 .newBuilder(URI("https://localhost:${server.port}${WebhookServer.PATH}"))
-                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .POST(HttpRequest.BodyPublishers.ofString(OptedInExam.podCreateReview()))
                 .build()
         val response = client.send(request, HttpResponse.BodyHandlers.ofString())
         response.statusCode() shouldBe 200
