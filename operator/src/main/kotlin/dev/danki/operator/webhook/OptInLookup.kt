@@ -87,7 +87,8 @@ class OptInLookup(
                 // the read threads and their queue are full: the API server is not keeping up
                 return CompletableFuture.completedFuture(failed(namespace, deployment, cachedLabels, e))
             }
-        // this review's own budget; the read itself ends at the client's own timeout
+        // this review's own budget, on a copy: orTimeout completes its receiver, which other reviews share;
+        // the read itself ends at the client's own timeout
         return read
             .thenApply { it }
             .orTimeout(budget.toMillis(), TimeUnit.MILLISECONDS)
