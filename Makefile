@@ -30,6 +30,8 @@ export DISTRIBUTION_VERSION := v3.1.2
 # Anchore's syft: make sbom writes an SPDX JSON SBOM of each image built here, as the release
 # pipeline's buildx does on GitHub (issue 30).
 export SYFT_VERSION := v1.57.1
+# CoreDNS: each local-cluster instance's cluster DNS, cluster.local from its own API server (issue 49).
+export COREDNS_VERSION := v1.15.0
 
 K6 := $(BIN)/k6
 HELM := $(BIN)/helm
@@ -62,10 +64,10 @@ tools: ## Build every pinned tool into bin/ (skips those already at their versio
 	@tools/build-tools.sh all
 
 .PHONY: tools-cluster
-tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, k6.
+tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, CoreDNS, k6.
 	@tools/build-tools.sh cluster
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-actionlint tool-syft
+.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-coredns tool-actionlint tool-syft
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
@@ -76,6 +78,8 @@ tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).
 	@tools/build-tools.sh kubelet
 tool-registry: ## Build the pinned OCI registry (CNCF Distribution) that serves each local cluster's images.
 	@tools/build-tools.sh registry
+tool-coredns: ## Build the pinned CoreDNS (the local cluster's DNS) into bin/.
+	@tools/build-tools.sh coredns
 tool-actionlint: ## Build the pinned actionlint (make lint-workflows).
 	@tools/build-tools.sh actionlint
 tool-syft: ## Build the pinned syft (make sbom).

@@ -16,6 +16,8 @@ healthy() {
     kube-apiserver) [[ $(curl -s --max-time 1 "${CURL_ADMIN[@]}" "$API_URL/readyz") == ok* ]] ;;
     kube-controller-manager) [[ $(curl -s --max-time 1 -k "https://127.0.0.1:$KCM_PORT/healthz") == ok* ]] ;;
     kube-scheduler) [[ $(curl -s --max-time 1 -k "https://127.0.0.1:$SCHEDULER_PORT/healthz") == ok* ]] ;;
+    # Ready: the kubernetes plugin has synced with the API server and answers.
+    coredns) [[ $(curl -s --max-time 1 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$DNS_READY_PORT/ready") == 200 ]] ;;
     *) return 1 ;;
   esac
 }

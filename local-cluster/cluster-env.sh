@@ -4,7 +4,8 @@
 # Instance 0 is the shared default (API server on 6443, bridge danki0 at 198.18.0.1).
 # CLUSTER_INSTANCE=N (1..31) gives a second, isolated cluster that can run at the same time:
 # every port moves by 100*N (registry 5000+100N, etcd 2379+100N, API 6443+N, controller-manager
-# 10257+100N, scheduler 10259+100N) and the bridge is dankiN at 198.18.N.1, the API server's address for pods.
+# 10257+100N, scheduler 10259+100N, CoreDNS's readiness 8181+100N) and the bridge is dankiN at 198.18.N.1,
+# the address of the API server and of the cluster DNS (port 53) for pods.
 # Its nodes are real kubelets on containerd (kubelet/node-env.sh: their own bridges in 198.19.0.0/16).
 # Env read: REPO, BIN, CLUSTER_DIR (default: $REPO/.cluster for instance 0, $REPO/.cluster/instance-N
 #           else; both ignored by git),
@@ -63,6 +64,13 @@ SERVICE_CIDR=10.96.0.0/12
 SERVICE_IP=10.96.0.1
 API_URL=https://127.0.0.1:$API_PORT
 
+# The cluster DNS (cluster-dns.sh): CoreDNS on the bridge's address, port 53, which no other instance
+# uses; the kubelets give it to pods as their nameserver. Its readiness on loopback.
+DNS_IP=$BRIDGE_IP
+DNS_READY_PORT=$((8181 + PORT_SHIFT))
+DNS_COREFILE=$CLUSTER_DIR/Corefile
+CLUSTER_DOMAIN=cluster.local
+
 # Storage for PersistentVolumeClaims (cluster-storage.sh): the StorageClass and a pool of PV_POOL_SIZE
 # hostPath volumes of PV_CAPACITY each, folders under VOLUMES_DIR. 16: a claim per Deployment for the
 # demo, the tests and the bench, with room to spare; a claim beyond the pool stays Pending.
@@ -73,7 +81,8 @@ VOLUMES_DIR=$CLUSTER_DIR/volumes
 
 # Start order; cluster-down stops them in reverse. The nodes: kubelet/node-up.sh and node-down.sh.
 # The registry first: images are pushed while the control plane starts, and it stops after the nodes.
-COMPONENTS=(registry etcd kube-apiserver kube-controller-manager kube-scheduler)
+# CoreDNS last: it reads the API server, and stops first.
+COMPONENTS=(registry etcd kube-apiserver kube-controller-manager kube-scheduler coredns)
 
 # node_agent_leftover: the instance was started by an older checkout with the node agent (its
 # cluster-up recorded kubelet-mode agent); only cluster-down.sh, which removes it, may touch it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cluster-restart.sh - restart one component of a running local cluster instance, with exactly
 # the command line cluster-up gave it (pids/<component>.cmd), and return once it is healthy again.
-# Usage: cluster-restart.sh registry|etcd|kube-apiserver|kube-controller-manager|kube-scheduler
+# Usage: cluster-restart.sh registry|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|coredns
 #        or nK-kubelet|nK-containerd|net-agent (the nodes' own, kubelet/node-restart.sh)
 # Env: SIGNAL=TERM (default; the component's shutdown runs) or KILL (a crash: nothing runs);
 #      CLUSTER_INSTANCE, CLUSTER_DIR (see cluster-env.sh).

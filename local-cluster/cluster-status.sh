@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
 refuse_node_agent_leftover
 
-echo "cluster instance $I  state $CLUSTER_DIR  API $API_URL  registry http://$REGISTRY_ADDR  bridge $BRIDGE ($BRIDGE_IP)"
+echo "cluster instance $I  state $CLUSTER_DIR  API $API_URL  DNS $DNS_IP:53  registry http://$REGISTRY_ADDR  bridge $BRIDGE ($BRIDGE_IP)"
 up=0
 for c in "${COMPONENTS[@]}"; do
   pid=$(pid_of "$c")

@@ -2,8 +2,9 @@
 # cluster-up.sh - start the local cluster in the background and return once it is usable:
 # the instance's OCI registry with the images built here pushed into it (registry/), etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler (all on 127.0.0.1 except the API
-# server, see below) and CLUSTER_NODES real kubelets on containerd with the net agent (kubelet/node-up.sh),
-# then the storage class danki-local and its pool of hostPath volumes (cluster-storage.sh).
+# server, see below), CoreDNS on the bridge address (cluster-dns.sh) and CLUSTER_NODES real
+# kubelets on containerd with the net agent (kubelet/node-up.sh), then the storage class
+# danki-local and its pool of hostPath volumes (cluster-storage.sh).
 # Prints `KUBECONFIG=<path>` last. A second run on a running cluster says so and does nothing.
 #
 # The API server binds 0.0.0.0 so that pods can reach it on the bridge address ($BRIDGE_IP), as
@@ -14,6 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cluster-env.sh"
 source "$LC_HOME/cluster-components.sh"
 source "$LC_HOME/cluster-storage.sh"
+source "$LC_HOME/cluster-dns.sh"
 # shellcheck source=registry/config.sh
 source "$LC_HOME/registry/config.sh"
 refuse_node_agent_leftover
@@ -41,10 +43,11 @@ for b in "$BIN/etcd" "$BIN/kube-apiserver" "$BIN/kube-controller-manager" "$BIN/
   [[ -x $b ]] || die "missing $b (run: make tool-kube)"
 done
 [[ -x $BIN/registry ]] || die "missing $BIN/registry (run: make tool-registry)"
+[[ -x $BIN/coredns ]] || die "missing $BIN/coredns (run: make tool-coredns)"
 command -v skopeo >/dev/null || die "skopeo is needed to push the images (run: make image-deps)"
 # node-up.sh checks the kubelet, containerd, the images and the net agent.
 for t in openssl curl ip setsid; do command -v "$t" >/dev/null || die "$t is needed"; done
-for p in "$REGISTRY_PORT" "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT"; do
+for p in "$REGISTRY_PORT" "$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$ETCD_METRICS_PORT" "$API_PORT" "$KCM_PORT" "$SCHEDULER_PORT" "$DNS_READY_PORT"; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is busy on 127.0.0.1 (another cluster instance?)"; fi
 done
 mkdir -p "$PKI" "$LOGS" "$PIDS_DIR"
@@ -53,6 +56,7 @@ rm -f "$PIDS_DIR"/*.pid "$PIDS_DIR"/*.cmd # stale, from a run that ended without
 # ---- certificates and kubeconfigs (made once per CLUSTER_DIR, then reused) --------
 source "$LC_HOME/cluster-pki.sh"
 make_pki
+dns_pki
 # The API server's client certificate for the kubelets' API: kubectl logs, exec, port-forward.
 cert apiserver-kubelet-client kube-apiserver-kubelet-client system:masters
 # InternalIP only: the default tries the Node's hostname first, which no DNS here resolves.
@@ -140,9 +144,14 @@ start kube-scheduler "$BIN/kube-scheduler" \
   --authentication-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --authorization-kubeconfig="$CLUSTER_DIR/kube-scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port="$SCHEDULER_PORT" --leader-elect=false
+# CoreDNS syncs with the API server while the nodes start; their first pods need it.
+dns_rbac || fail "the cluster DNS's ClusterRole could not be applied"
+write_corefile
+start coredns "$BIN/coredns" -conf "$DNS_COREFILE"
 wait_for "kube-controller-manager healthy" 60 healthy kube-controller-manager
 wait_for "kube-scheduler healthy" 60 healthy kube-scheduler
 "$LC_HOME/kubelet/node-up.sh" || fail "the nodes did not come up (logs: $LOGS)"
+wait_for "cluster DNS ready on $DNS_IP:53 ($CLUSTER_DOMAIN)" 60 healthy coredns
 wait_for "default service account exists" 60 default_sa
 storage_up || fail "the storage class $STORAGE_CLASS and its volumes could not be made"
 log "storage class $STORAGE_CLASS: $PV_POOL_SIZE hostPath volumes of $PV_CAPACITY in $VOLUMES_DIR"
@@ -156,5 +165,5 @@ log "images in the registry: $(tail -1 "$LOGS/registry-push.log" | sed 's/^\[ *[
 
 rss() { awk '/VmRSS/{printf "%d MiB", $2/1024}' "/proc/$1/status" 2>/dev/null; }
 for c in "${COMPONENTS[@]}"; do log "  RSS $c: $(rss "$(pid_of "$c")")"; done
-log "cluster instance $I up (API $API_URL, also https://$BRIDGE_IP:$API_PORT for pods; registry http://$REGISTRY_ADDR; logs in $LOGS)"
+log "cluster instance $I up (API $API_URL, also https://$BRIDGE_IP:$API_PORT for pods; DNS $DNS_IP:53; registry http://$REGISTRY_ADDR; logs in $LOGS)"
 echo "KUBECONFIG=$KUBECONFIG_PATH"

@@ -29,13 +29,13 @@ net-agent: $(NET_AGENT_JAR) ## Build only the net agent jar (Services and Networ
 .PHONY: cluster-up cluster-down cluster-status
 # The nodes need their runtime and the pause image (node-images) before they start; cluster-up pushes
 # every other image built here (images) into the instance's registry (tool-registry), where they pull it.
-cluster-up: tool-kube tool-registry real-kubelet-deps images ## Start the local cluster and its registry in the background (prints KUBECONFIG=...); no-op if running.
+cluster-up: tool-kube tool-registry tool-coredns real-kubelet-deps images ## Start the local cluster (with its registry and CoreDNS) in the background (prints KUBECONFIG=...); no-op if running.
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-up.sh
 
 cluster-down: ## Stop the local cluster and remove what its nodes made (processes, mounts, namespaces, links, cgroups); the registry's storage stays, garbage-collected.
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-down.sh
 
-cluster-status: ## Show each local-cluster component (PID, RSS, health) and the nodes.
+cluster-status: ## Show each local-cluster component (PID, RSS, health; CoreDNS among them) and the nodes.
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-status.sh
 
 # `make test-e2e` brings the default cluster up and runs e2e-suites; this check runs first.
@@ -47,6 +47,6 @@ e2e-suites: cluster-smoke
 
 .PHONY: cluster-restart
 # SIGNAL=KILL (default TERM) is read by the script from the environment.
-cluster-restart: ## Restart one running component (COMPONENT=registry|etcd|kube-apiserver|...|n1-kubelet|n1-containerd|net-agent, SIGNAL=KILL) with its cluster-up command line; waits until healthy.
-	@test -n "$(COMPONENT)" || { echo "cluster-restart: set COMPONENT=registry|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|nK-kubelet|nK-containerd|net-agent"; exit 2; }
+cluster-restart: ## Restart one running component (COMPONENT=registry|etcd|kube-apiserver|...|coredns|n1-kubelet|n1-containerd|net-agent, SIGNAL=KILL) with its cluster-up command line; waits until healthy.
+	@test -n "$(COMPONENT)" || { echo "cluster-restart: set COMPONENT=registry|etcd|kube-apiserver|kube-controller-manager|kube-scheduler|coredns|nK-kubelet|nK-containerd|net-agent"; exit 2; }
 	@$(CLUSTER_ENV) SIGNAL=$(or $(SIGNAL),TERM) $(LOCAL_CLUSTER)/cluster-restart.sh $(COMPONENT)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # build-tools.sh - build danki's pinned tools (k6, helm 3 and 4, etcd, the Kubernetes
-# control-plane binaries, the kubelet, the OCI registry, actionlint and syft) from source through the Go module proxy only:
+# control-plane binaries, the kubelet, the OCI registry, CoreDNS, actionlint and syft) from source through the Go module proxy only:
 # no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|cluster|all]...   (default: all)
-#        cluster: what a local cluster and its suites need (etcd, k8s, kubelet, registry, k6)
+# Usage: build-tools.sh [etcd|k8s|kubelet|registry|coredns|k6|helm|actionlint|syft|cluster|all]...   (default: all)
+#        cluster: what a local cluster and its suites need (etcd, k8s, kubelet, registry, coredns, k6)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
 #
@@ -23,6 +23,7 @@ set -euo pipefail
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
 : "${K6_VERSION:?set by the Makefile}" "${HELM3_VERSION:?}" "${HELM4_VERSION:?}" "${ETCD_VERSION:?}"
 : "${K8S_VERSION:?}" "${K8S_STAGING_VERSION:?}" "${DISTRIBUTION_VERSION:?}" "${ACTIONLINT_VERSION:?}" "${SYFT_VERSION:?}"
+: "${COREDNS_VERSION:?}"
 HELM3_K8S_MINOR=${HELM3_K8S_MINOR:-37}  # helm v3.22.0 is built against k8s.io/client-go v0.37.0
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl)  # the kubelet: build_kubelet
 
@@ -67,6 +68,30 @@ build_registry() {
   GOBIN="$BIN" go install -trimpath \
     -ldflags="-s -w -X $pkg/version.version=$DISTRIBUTION_VERSION -X $pkg/version.mainpkg=$pkg" \
     "$pkg/cmd/registry@$DISTRIBUTION_VERSION"
+}
+
+# CoreDNS, each local-cluster instance's cluster DNS (cluster.local from its API server). Built from a
+# throwaway module whose main is coredns.go's with only the plugins the Corefile uses
+# (local-cluster/cluster-dns.sh): the full set links the cloud providers' SDKs, dnstap, quic and more,
+# which a cold machine would download and compile for nothing. -version prints CoreDNS-<version>.
+COREDNS_PLUGINS=(bind errors ready kubernetes)
+build_coredns() {
+  local d="$PREFIX/corednstools" p present=1
+  has_version coredns "CoreDNS-${COREDNS_VERSION#v}" -version || present=0
+  for p in "${COREDNS_PLUGINS[@]}"; do has_version coredns "$p" -plugins || present=0; done
+  if ((present)); then log "coredns $COREDNS_VERSION present"; return; fi
+  log "building coredns $COREDNS_VERSION (plugins: ${COREDNS_PLUGINS[*]})"
+  mkdir -p "$d"
+  printf 'module danki.local/corednstools\n\ngo 1.26.0\n\nrequire github.com/coredns/coredns %s\n' \
+    "$COREDNS_VERSION" >"$d/go.mod"
+  {
+    printf '// Written by tools/build-tools.sh: CoreDNS with the plugins the local cluster uses.\npackage main\n\nimport (\n'
+    for p in "${COREDNS_PLUGINS[@]}"; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done
+    printf '\n\t"github.com/coredns/coredns/coremain"\n)\n\nfunc main() { coremain.Run() }\n'
+  } >"$d/main.go"
+  (cd "$d" && go mod tidy &&
+   go build -trimpath -ldflags="-s -w -X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION" \
+     -o "$BIN/coredns" .)
 }
 
 # syft (make sbom). Its go.mod has no replace directives, so plain `go install` works. The -X flag and
@@ -191,14 +216,14 @@ locked() {
   exec {fd}>&-
 }
 
-cluster=(etcd k8s kubelet registry k6)
+cluster=(etcd k8s kubelet registry coredns k6)
 all=("${cluster[@]}" helm actionlint syft)  # a cluster's own tools first
 targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
-    k6 | helm | etcd | k8s | kubelet | registry | actionlint | syft) locked "$t" ;;
+    k6 | helm | etcd | k8s | kubelet | registry | coredns | actionlint | syft) locked "$t" ;;
     cluster) for tool in "${cluster[@]}"; do locked "$tool"; done ;;
     all) for tool in "${all[@]}"; do locked "$tool"; done ;;
-    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|k6|helm|actionlint|syft|cluster|all)" >&2; exit 2 ;;
+    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|coredns|k6|helm|actionlint|syft|cluster|all)" >&2; exit 2 ;;
   esac
 done

@@ -160,7 +160,10 @@ makeIPTablesUtilChains: false
 # Sets the host sysctls it wants; node-up saved them and node-down restores them (host-sysctls.sh).
 protectKernelDefaults: false
 failSwapOn: false
-clusterDomain: cluster.local
+# The instance's CoreDNS (cluster-dns.sh) on its bridge address: pods of dnsPolicy ClusterFirst get it as
+# their nameserver with the cluster's search domains.
+clusterDNS: [$DNS_IP]
+clusterDomain: $CLUSTER_DOMAIN
 # A system node (SYSTEM_NODE_CPU) runs only the pods that tolerate its taint.
 $taints
 resolvConf: /etc/resolv.conf

@@ -10,6 +10,8 @@
 #  memory-budget   on a 1Gi node a 600 MB buffer fits and a 1300 MB one is OOM-killed
 #  readiness-gate  a gated pod stays out of its Service's EndpointSlice (ready=false) until the gate is True
 #  services        a pod reads the API through https://10.96.0.1 with its token; ClusterIPs route on and across nodes
+#  dns             CoreDNS is pods' nameserver: Services resolve by name on two nodes, a pod reaches one by its
+#                  short name, an unknown name is NXDOMAIN at once; no MissingClusterDNS Event
 #  network-policy  ingress and egress policies deny and allow, from a container's first instant; net agent restart
 #  restart         node 3's containerd (SIGKILL) and kubelet (SIGTERM) restarted; its pod keeps running
 #  storage         a claim on the storage class danki-local binds; a pod as 65532 writes through it, one on another node reads
@@ -82,7 +84,7 @@ spec:
 EOF2
 }
 
-PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services network-policy restart storage app-images deletion crash down)
+PARTS=(cluster-up base-image cpu-budget memory-budget readiness-gate services dns network-policy restart storage app-images deletion crash down)
 # TEST_PARTS="cluster-up services down" runs only those parts (in this order; cluster-up and down belong in it).
 [[ -z ${TEST_PARTS:-} ]] || read -r -a PARTS <<<"$TEST_PARTS"
 for part in "${PARTS[@]}"; do

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2154 # sourced by real-kubelet.sh (CLUSTER_DIR, REGISTRY_*, NETNS_BEFORE, SYSCTLS_BEFORE, helpers)
-# cluster-down leaves nothing of the nodes, crashed (1, 2) or not (3): no process, no mount under the
-# instance's folder, no network namespace, link, cgroup or shim socket, no net agent or its nftables
+# cluster-down leaves nothing of the nodes, crashed (1, 2) or not (3): no process (CoreDNS's neither), no
+# mount under the instance's folder, no network namespace, link, cgroup or shim socket, no net agent or its nftables
 # table; the host sysctls are back. The registry is stopped; its storage stays (the next cluster-up
 # pushes only what changed) with nothing in it that no tag names: a blob uploaded without a
 # manifest, as a push cut short leaves one, is gone.
@@ -43,6 +43,8 @@ check "no nftables table ip $NET_TABLE is left in the host" test -z "$(nft list 
 check "no net agent state is left" test ! -e "$(dirname "$NET_STATE")"
 check "the registry is stopped: $REGISTRY_ADDR refuses, no pid file" \
   bash -c "! curl -s --max-time 1 http://$REGISTRY_ADDR/v2/ && test ! -e $PIDS_DIR/registry.pid"
+stopped_dns() { ! healthy coredns && test ! -e "$PIDS_DIR/coredns.pid"; }
+check "CoreDNS is stopped: its readiness port refuses, no pid file" stopped_dns
 tag_link=$REGISTRY_DATA/docker/registry/v2/repositories/${JRE_IMAGE#localhost/}
 tag_link=${tag_link%:*}/_manifests/tags/${JRE_IMAGE##*:}/current/link
 check "the registry's storage stays with its tags ($JRE_IMAGE)" test -f "$tag_link"
