@@ -147,14 +147,16 @@ watch_pods() {
   die "$what failed (exit $rc)"
 }
 
-# ensure_cluster: start the local cluster unless one answers; sets STARTED_CLUSTER=1 if it started it.
+# ensure_cluster [IMAGES]: start the local cluster unless one answers; sets STARTED_CLUSTER=1 if it started
+# it. IMAGES: the make target of the images cluster-up builds first (default images, every one).
 ensure_cluster() {
+  local images=${1:-images}
   STARTED_CLUSTER=0
   if cluster_running; then
     info "a cluster is already running at $KUBECONFIG: using it, and leaving it running"
   else
     STARTED_CLUSTER=1  # set first, so a half-started cluster is torn down too
-    "${MAKE:-make}" -C "$REPO" --no-print-directory cluster-up
+    "${MAKE:-make}" -C "$REPO" --no-print-directory cluster-up CLUSTER_IMAGES="$images"
   fi
   wait_for 60 "a Ready node" bash -c "$K get nodes --no-headers | grep -q ' Ready'"
 }

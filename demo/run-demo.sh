@@ -62,18 +62,19 @@ rm -rf "$OUT" && mkdir -p "$OUT/load"
 } >"$OUT/meta.env"
 
 # ---- 1. build ------------------------------------------------------------------------------
-step 1/8 "building what is missing: the pinned tools the demo runs into bin/, then the jars"
+step 1/8 "building what is missing: the pinned tools the demo runs into bin/, the jars, the demo's images"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  info "(a first run builds Kubernetes, k6 and helm from source: about 15 minutes on 2 cores)"
-  # only what the demo runs: the cluster's tools and helm, not the release and lint tools (syft, actionlint)
-  $MAKE -C "$REPO" --no-print-directory tools-cluster tool-helm build
+  info "(a first run builds Kubernetes, k6, helm and CoreDNS from source: about 17 minutes on 2 cores)"
+  # only what the demo runs: the cluster's tools and helm, not the release and lint tools (syft, actionlint);
+  # the operator's and sample-service's images, not spring-shop's, the JDK 25 ones or the test images
+  $MAKE -C "$REPO" --no-print-directory tools-cluster tool-helm build demo-images
 fi
 for t in "$K" "$K6" "$HELM"; do [[ -x $t ]] || die "missing $t"; done
 [[ -f $EXAM_START ]] || die "missing $EXAM_START"
 
 # ---- 2. cluster and operator ----------------------------------------------------------------
 step 2/8 "starting the local cluster and installing danki with its Helm chart"
-ensure_cluster
+ensure_cluster demo-images # only the images the demo runs, not every suite's
 if $HELM status "$RELEASE" -n "$OPERATOR_NS" >/dev/null 2>&1; then
   info "release $RELEASE already installed in $OPERATOR_NS: using it"
 else

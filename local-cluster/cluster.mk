@@ -27,9 +27,12 @@ $(NET_AGENT_JAR): pom.xml $(LOCAL_CLUSTER)/net-agent/pom.xml $(NET_AGENT_SOURCES
 net-agent: $(NET_AGENT_JAR) ## Build only the net agent jar (Services and NetworkPolicy of the local cluster).
 
 .PHONY: cluster-up cluster-down cluster-status
+# The images cluster-up builds first: every image (images), so any suite's pods find theirs. make demo
+# sets CLUSTER_IMAGES=demo-images, the two it runs.
+CLUSTER_IMAGES ?= images
 # The nodes need their runtime and the pause image (node-images) before they start; cluster-up pushes
-# every other image built here (images) into the instance's registry (tool-registry), where they pull it.
-cluster-up: tool-kube tool-registry tool-coredns real-kubelet-deps images ## Start the local cluster (with its registry and CoreDNS) in the background (prints KUBECONFIG=...); no-op if running.
+# every other image built here into the instance's registry (tool-registry), where they pull it.
+cluster-up: tool-kube tool-registry tool-coredns real-kubelet-deps $(CLUSTER_IMAGES) ## Start the local cluster (with its registry and CoreDNS) in the background (prints KUBECONFIG=...); no-op if running.
 	@$(CLUSTER_ENV) $(LOCAL_CLUSTER)/cluster-up.sh
 
 cluster-down: ## Stop the local cluster and remove what its nodes made (processes, mounts, namespaces, links, cgroups); the registry's storage stays, garbage-collected.

@@ -20,6 +20,9 @@ SLIM_IMAGE=localhost/danki/debian:12-slim
 # tests name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner spring-shop sample-service-jdk25 spring-shop-jdk25)
 APP_TAG=dev
+# What make demo runs (demo-images): the operator the chart installs (its runner pods are off by
+# default) and sample-service, demo/manifests/exam's image. Both on the JRE 17 base.
+DEMO_STAGES=(operator sample-service)
 # chart_tag: the chart's appVersion, the tag it installs when none is set; registry/push.sh tags danki's
 # images with it as well as APP_TAG, so charts and manifests work as users write them.
 chart_tag() { sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml"; }

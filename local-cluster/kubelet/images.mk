@@ -12,19 +12,27 @@ IMAGES_JARS := operator/target/operator-all.jar sample-service/target/sample-ser
 
 SBOM_DIR := $(REPO)/.build/sbom
 
-.PHONY: image-deps images sbom test-images
+.PHONY: image-deps images demo-images sbom test-images
 image-deps: ## Install the image tools with apt, pinned: umoci, skopeo, busybox-static (part of node-deps).
 	@$(LOCAL_CLUSTER)/kubelet/node-deps.sh images
 
-# Then into the registries of the default instance and of CLUSTER_INSTANCE, those that run, so a rebuilt
-# image reaches a running cluster; a node that has the old one under the same tag keeps it for pods
+# After a build, into the registries of the default instance and of CLUSTER_INSTANCE, those that run, so a
+# rebuilt image reaches a running cluster; a node that has the old one under the same tag keeps it for pods
 # with imagePullPolicy IfNotPresent (the default for :dev and :0.1.0), as on any cluster.
-images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki/{operator,sample-service,k6-runner,spring-shop}:dev, danki/{sample-service,spring-shop}-jdk25:dev, danki/{http-status,http-fetch}:dev; skips those unchanged) and push them into the running default (and CLUSTER_INSTANCE's) cluster's registry.
-	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build base apps test
-	@for i in $(sort 0 $(CLUSTER_INSTANCE)); do \
+PUSH_TO_RUNNING = for i in $(sort 0 $(CLUSTER_INSTANCE)); do \
 	  if [ "$$i" = 0 ]; then dir=$(CLUSTER_DIR); else dir=; fi; \
 	  REPO=$(REPO) BIN=$(BIN) CLUSTER_INSTANCE=$$i CLUSTER_DIR=$$dir $(LOCAL_CLUSTER)/registry/push.sh --if-running; \
 	done
+
+images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki/{operator,sample-service,k6-runner,spring-shop}:dev, danki/{sample-service,spring-shop}-jdk25:dev, danki/{http-status,http-fetch}:dev; skips those unchanged) and push them into the running default (and CLUSTER_INSTANCE's) cluster's registry.
+	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build base apps test
+	@$(PUSH_TO_RUNNING)
+
+# Only the images make demo runs (DEMO_STAGES in image-names.sh) and their JRE 17 base: a first make
+# demo skips spring-shop's jar and images, the JDK 25 ones and the test images. Pushed as images does.
+demo-images: image-deps operator/target/operator-all.jar sample-service/target/sample-service-all.jar tool-k6 ## Build only the images make demo runs (danki/{operator,sample-service}:dev on the JRE 17 base) and push them as images does.
+	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build demo
+	@$(PUSH_TO_RUNNING)
 
 sbom: images tool-syft ## Write an SPDX JSON SBOM of each image built here to .build/sbom/<image>.spdx.json with syft (skips those newer than their image).
 	@REPO=$(REPO) BIN=$(BIN) SBOM_DIR=$(SBOM_DIR) $(LOCAL_CLUSTER)/kubelet/sbom.sh

@@ -4,13 +4,15 @@
 # and entrypoint, `skopeo copy` to an OCI archive. Each node's containerd imports the pause image;
 # every other archive is pushed into the instance's registry (registry/push.sh), where pods pull it.
 #
-# Usage: node-images.sh build [base|apps|test]...   build what changed (default: base) into $IMAGES_DIR
+# Usage: node-images.sh build [node|base|apps|test|demo]...   build what changed (default: base) into $IMAGES_DIR
+#          node: pause, which every node imports
 #          base: pause, the JRE bases (for Temurin's JREs 17 and 25), the slim base (for Debian slim)
 #          apps: danki/{operator,sample-service,k6-runner,spring-shop}:dev and
 #                danki/{sample-service,spring-shop}-jdk25:dev from the Dockerfile's runtime stages
 #                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
+#          demo: only what make demo runs (DEMO_STAGES, image-names.sh) and their JRE 17 base
 #        node-images.sh import SOCKET    import the pause image into the containerd at SOCKET (k8s.io)
 #        node-images.sh check            compare each app and test image with its Dockerfile stage
 # Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images),
@@ -297,10 +299,12 @@ build() {
   local what st
   for what in "${@:-base}"; do
     case $what in
+      node) build_pause ;;
       base) build_pause; build_jre17; build_jre25; build_slim ;;
       apps) extract_spring_shop; for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       test) build_python; for st in "${TEST_STAGES[@]}"; do build_app "$TEST_DOCKERFILE" "$st"; done ;;
-      *) die "unknown image set: $what (base|apps|test)" ;;
+      demo) build_pause; build_jre17; for st in "${DEMO_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
+      *) die "unknown image set: $what (node|base|apps|test|demo)" ;;
     esac
   done
 }
@@ -331,5 +335,5 @@ case ${1:-} in
   build) shift; build "$@" ;;
   import) [[ -n ${2:-} ]] || die "usage: node-images.sh import SOCKET"; import "$2" ;;
   check) check ;;
-  *) echo "usage: node-images.sh build [base|apps|test]... | import SOCKET | check" >&2; exit 2 ;;
+  *) echo "usage: node-images.sh build [node|base|apps|test|demo]... | import SOCKET | check" >&2; exit 2 ;;
 esac
