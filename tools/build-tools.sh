@@ -18,6 +18,8 @@
 # Maven build, load 8 to 12; its modules downloaded beforehand). syft v1.57.1: 5 min 59 s niced with a
 # GOCACHE of its own, empty (load 5 to 17; its modules downloaded beforehand, 58 s), 1.1 GB of cache,
 # peak RSS 1.3 GB.
+# CoreDNS v1.15.0 (4 plugins): 53 s with client-go's modules already downloaded; 2.6 min from empty
+# module and build caches, in a first make demo (whose caches then held 430 MB of modules, 645 MB of builds).
 set -euo pipefail
 
 # ---- pinned versions: set once, in the Makefile, and passed in ---------------
