@@ -22,6 +22,7 @@ import dev.danki.operator.gate.TemplateGate
 import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
+import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.leader.LeaderElection
@@ -44,6 +45,7 @@ import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.OptInReads
+import dev.danki.operator.webhook.UnlabeledPods
 import dev.danki.operator.webhook.Webhook
 import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Pod
@@ -147,6 +149,17 @@ class Operator(
                 boosts,
                 aotReport,
             )
+        val missedGates =
+            webhook?.let {
+                MissedGates(
+                    caches,
+                    events,
+                    metrics,
+                    PodEviction(client, leadership)::evict,
+                    config.ungatedPods,
+                    it.endpoints::ready,
+                )
+            }
         val deployments =
             DeploymentReconciler(
                 TemplateGate(client, leadership),
@@ -159,22 +172,12 @@ class Operator(
                 namespaceOptIn = config.webhook != null,
                 aot = trainer,
                 caches = caches,
+                unlabeledPods = missedGates?.let { UnlabeledPods(client, it) },
             )
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
                 ?: NodeCpuCaps.reading(client)
         val actions = RunActions(runs, gate, recorder, pool, job, nodeCaps, boosts)
-        val missedGates =
-            webhook?.let {
-                MissedGates(
-                    caches,
-                    events,
-                    metrics,
-                    PodEviction(client, leadership)::evict,
-                    config.ungatedPods,
-                    it.endpoints::ready,
-                )
-            }
         pods =
             PodReconciler(
                 config,
@@ -184,7 +187,6 @@ class Operator(
                 pool,
                 actions,
                 completions,
-                missedGates,
                 OptInReads.api(client)::deployment,
             )
         // the fence closes on the election's own thread, before anything else hears of the loss
@@ -206,11 +208,12 @@ class Operator(
                     .withMetrics(ReconcileMetrics.into(metrics.registry))
                 leaderElection?.let { o.withLeaderElectionConfiguration(it) }
             }
-        val webhookMode = config.webhook != null
         sdk.register(pods) { o ->
             watching(o)
             o.withRetry(RETRY)
-            o.withGenericFilter { pod -> PodReconciler.wants(pod, webhookMode) }
+            // danki's pods only: the cache's size follows them, not the cluster's pods
+            o.withLabelSelector(Keys.POD_CACHE_SELECTOR)
+            o.withGenericFilter(PodReconciler::wants)
         }
         sdk.register(deployments) { o ->
             watching(o)

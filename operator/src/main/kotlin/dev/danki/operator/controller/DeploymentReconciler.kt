@@ -10,6 +10,7 @@ import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.UnknownAnnotations
 import dev.danki.operator.warmup.WarmupSwitch
+import dev.danki.operator.webhook.UnlabeledPods
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration
@@ -22,6 +23,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID
 import io.javaoperatorsdk.operator.processing.event.source.EventSource
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
 import org.slf4j.LoggerFactory
+import java.time.Duration
 import kotlin.jvm.optionals.getOrNull
 
 /**
@@ -30,7 +32,8 @@ import kotlin.jvm.optionals.getOrNull
  * with `webhook.stripTemplateGates`), and
  * reports invalid annotations once as a Warning Event (and danki annotations it would ignore: unknown
  * keys, keys on the pod template). Its pods follow on their own: the pod reconciler watches their
- * Deployment as a secondary resource (released on opt-out, failed on bad config).
+ * Deployment as a secondary resource (released on opt-out, failed on bad config). In webhook mode it also
+ * looks, on each of its events, for the Deployment's pods the webhook missed ([UnlabeledPods]).
  *
  * A JOSDK reconciler of Deployments; with [namespaceOptIn] (webhook mode) a Namespace's label change
  * reconciles every Deployment in it; with AOT caches, an event of a cache's claim (deleted, say)
@@ -44,6 +47,7 @@ import kotlin.jvm.optionals.getOrNull
     // a deleted Deployment's metrics series go with it
     triggerReconcilerOnAllEvents = true,
 )
+@Suppress("LongParameterList") // each is one concern of a Deployment's reconcile, wired once by Operator
 class DeploymentReconciler(
     private val template: TemplateGate,
     private val events: EventRecorder,
@@ -61,6 +65,8 @@ class DeploymentReconciler(
     private val aot: AotTrainer? = null,
     /** Where the AOT caches' claims are watched from: a claim that goes reconciles its Deployment. */
     private val caches: Caches,
+    /** Webhook mode: the pods of a Deployment that the webhook missed, which the pod cache does not hold. */
+    private val unlabeledPods: UnlabeledPods? = null,
 ) : Reconciler<Deployment> {
     private val log = LoggerFactory.getLogger(DeploymentReconciler::class.java)
     private var namespaces: InformerEventSource<Namespace, Deployment>? = null
@@ -92,13 +98,15 @@ class DeploymentReconciler(
     override fun reconcile(resource: Deployment, context: Context<Deployment>): UpdateControl<Deployment> {
         if (context.isPrimaryResourceDeleted) {
             metrics.deploymentGone(resource.metadata.namespace, resource.metadata.name, deleted = true)
-        } else {
-            reconcile(resource)
+            unlabeledPods?.forget(resource.metadata.namespace, resource.metadata.name)
+            return UpdateControl.noUpdate()
         }
-        return UpdateControl.noUpdate()
+        val again = reconcile(resource)
+        return UpdateControl.noUpdate<Deployment>().apply { again?.let { rescheduleAfter(it) } }
     }
 
-    private fun reconcile(deployment: Deployment) {
+    /** Returns when to look again, or null when only an event can. */
+    private fun reconcile(deployment: Deployment): Duration? {
         val namespace = deployment.metadata.namespace
         val name = deployment.metadata.name
         val annotations = deployment.metadata.annotations.orEmpty()
@@ -141,12 +149,16 @@ class DeploymentReconciler(
                 .addKeyValue("change", change)
                 .log("pod template updated")
         }
+        // the pods danki gates are those of an opted-in Deployment, and those of a template with the gate
+        val gatesPods = switch == WarmupSwitch.ENABLED || TemplateGate.hasGate(deployment)
+        return if (gatesPods) unlabeledPods?.check(deployment) else null
     }
 
     /** What this mode may change of the template now; a gate it may not take off gets a Warning instead. */
     private fun changeOf(deployment: Deployment, switch: WarmupSwitch): TemplateGate.Change =
         when (val wanted = template.changeFor(deployment, switch)) {
-            TemplateGate.Change.ADD -> {
+            // in webhook mode the webhook gates and labels each pod instead
+            TemplateGate.Change.ADD, TemplateGate.Change.LABEL -> {
                 if (patchTemplate) wanted else TemplateGate.Change.NONE
             }
 

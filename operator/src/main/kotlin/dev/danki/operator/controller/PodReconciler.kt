@@ -17,7 +17,6 @@ import dev.danki.operator.warmup.WarmupPlan
 import dev.danki.operator.warmup.WarmupPools
 import dev.danki.operator.warmup.WarmupSwitch
 import dev.danki.operator.warmup.WarmupTarget
-import dev.danki.operator.webhook.MissedGates
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.javaoperatorsdk.operator.api.reconciler.Context
@@ -36,10 +35,10 @@ import java.util.concurrent.ConcurrentHashMap
  * warm-up, publish a finished one, release an opted-out pod, or fail a pod whose config is invalid or
  * whose timeout passed. It exists so that no pod carrying the gate is left without a decision.
  *
- * A JOSDK reconciler of Pods: it is called for gated pods (and, in webhook mode, for every pod of a
- * Deployment, so that [MissedGates] sees those admitted without the gate), for deleted ones, and for
- * the pods its secondary sources point at ([Caches]: their Deployment, their WarmupRuns, their
- * namespace) and its warm-ups that ended ([WarmupCompletions]).
+ * A JOSDK reconciler of Pods: it is called for gated pods (the pod cache holds only pods labelled
+ * `danki.dev/warmup`, which every gated pod is; the Deployment reconciler finds those the webhook
+ * missed), for deleted ones, and for the pods its secondary sources point at ([Caches]: their
+ * Deployment, their WarmupRuns, their namespace) and its warm-ups that ended ([WarmupCompletions]).
  */
 @ControllerConfiguration(
     name = PodReconciler.NAME,
@@ -56,7 +55,6 @@ class PodReconciler(
     private val pool: WarmupPools,
     private val actions: RunActions,
     private val completions: WarmupCompletions,
-    private val missedGates: MissedGates?,
     /** The Deployment as the API server has it now, read past the cache (null: gone). */
     private val deploymentNow: (namespace: String, name: String) -> Deployment?,
 ) : Reconciler<Pod> {
@@ -82,15 +80,11 @@ class PodReconciler(
         caches.eventSources(context) + completions
 
     override fun reconcile(resource: Pod, context: Context<Pod>): UpdateControl<Pod> {
-        val podKey = ObjectKeys.of(resource)
-        if (context.isPrimaryResourceDeleted) {
-            missedGates?.forget(resource)
-        } else if (!PodGate.hasGate(resource)) {
-            // an ungated pod is never warmed (GateDecision: IGNORE): in webhook mode every pod of a
-            // Deployment comes here, so it costs one look, not a plan parsed per status change
-            val again = missedGates?.check(resource)
-            pool.cancelPod(podKey)
-            return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
+        if (!context.isPrimaryResourceDeleted && !PodGate.hasGate(resource)) {
+            // an ungated pod is never warmed (GateDecision: IGNORE); a labelled one without the gate is
+            // a tenant's label, so it costs one look, not a plan parsed per status change
+            pool.cancelPod(ObjectKeys.of(resource))
+            return UpdateControl.noUpdate()
         }
         val again = handle(resource.metadata.namespace, resource.metadata.name)
         return UpdateControl.noUpdate<Pod>().apply { again?.let { rescheduleAfter(it) } }
@@ -292,11 +286,7 @@ class PodReconciler(
             return Duration.between(created, Instant.now()) < OWNER_CACHE_GRACE
         }
 
-        /**
-         * The pods this reconciler is called for: gated ones, and in webhook mode every pod a Deployment
-         * owns (one admitted without the gate is reported by [MissedGates]).
-         */
-        fun wants(pod: Pod, webhookMode: Boolean): Boolean =
-            PodGate.hasGate(pod) || (webhookMode && PodOwners.deploymentOf(pod) != null)
+        /** The pods this reconciler is called for, of those its cache holds: gated ones. */
+        fun wants(pod: Pod): Boolean = PodGate.hasGate(pod)
     }
 }

@@ -20,19 +20,33 @@ class TemplateGate(
     /** A template patch is this replica's as the leader: refused once it lost the Lease. */
     private val leadership: Leadership,
 ) {
-    /** What a Deployment's template needs from danki right now. */
-    enum class Change { NONE, ADD, REMOVE }
+    /**
+     * What a Deployment's template needs from danki right now: [LABEL] puts danki's label beside a gate
+     * the user wrote, so that danki's pod cache, which holds only labelled pods, holds its pods.
+     */
+    enum class Change { NONE, ADD, LABEL, REMOVE }
 
     fun changeFor(deployment: Deployment, switch: WarmupSwitch): Change =
         when (switch) {
-            // a template that already carries the gate (danki's or the user's) needs no patch
+            // a template that already carries the gate (danki's or the user's) needs at most the label
             WarmupSwitch.ENABLED -> {
-                if (hasGate(deployment)) Change.NONE else Change.ADD
+                when {
+                    !hasGate(deployment) -> Change.ADD
+                    !hasLabel(deployment) -> Change.LABEL
+                    else -> Change.NONE
+                }
             }
 
             WarmupSwitch.DISABLED, WarmupSwitch.ABSENT -> {
                 val leftovers = hasGate(deployment) || hasLabel(deployment)
-                if (managesTemplate(deployment) && leftovers) Change.REMOVE else Change.NONE
+                when {
+                    ownsGates(deployment) && leftovers -> Change.REMOVE
+
+                    // the user's own gate: its pods are warmed or released, so danki must see them
+                    hasGate(deployment) && !hasLabel(deployment) -> Change.LABEL
+
+                    else -> Change.NONE
+                }
             }
 
             // a typo must not roll the Deployment either way: the Warning Event asks for a fix
@@ -48,6 +62,7 @@ class TemplateGate(
             when (change) {
                 Change.NONE -> return
                 Change.ADD -> templateConfiguration(deployment, userGates(deployment) + Keys.GATE_CONDITION, true)
+                Change.LABEL -> labelConfiguration(deployment)
                 Change.REMOVE -> removeConfiguration(deployment)
             }
         client
@@ -80,6 +95,18 @@ class TemplateGate(
             .build()
     }
 
+    /** The label alone (labels are a map, so danki owns just its key): the user's gates stay theirs. */
+    private fun labelConfiguration(deployment: Deployment): Deployment =
+        identity(deployment)
+            .withNewSpec()
+            .withNewTemplate()
+            .withNewMetadata()
+            .addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE)
+            .endMetadata()
+            .endTemplate()
+            .endSpec()
+            .build()
+
     private fun identity(deployment: Deployment) =
         DeploymentBuilder()
             .withNewMetadata()
@@ -108,13 +135,23 @@ class TemplateGate(
                 ?.labels
                 ?.get(Keys.WARMUP_LABEL) == Keys.WARMUP_LABEL_VALUE
 
-        /** True when danki applied fields to this Deployment (its managedFields name manager `danki`). */
-        fun managesTemplate(deployment: Deployment) =
+        /**
+         * True when danki applied the template's readiness gates (its managedFields entry, manager `danki`,
+         * owns `spec.template.spec.readinessGates`); not when it applied only its label beside the user's gate.
+         */
+        fun ownsGates(deployment: Deployment) =
             deployment.metadata.managedFields
                 .orEmpty()
-                .any { it.manager == Keys.FIELD_MANAGER && it.operation == "Apply" }
+                .filter { it.manager == Keys.FIELD_MANAGER && it.operation == "Apply" }
+                .any { owned(it.fieldsV1?.additionalProperties, "f:spec", "f:template", "f:spec", "f:readinessGates") }
+
+        private fun owned(fields: Map<String, Any>?, vararg path: String): Boolean {
+            var level: Map<*, *> = fields ?: return false
+            for (key in path) level = level[key] as? Map<*, *> ?: return false
+            return true
+        }
 
         /** A gate the user wrote into their own manifest, not one danki applied. */
-        fun hasUserGate(deployment: Deployment) = hasGate(deployment) && !managesTemplate(deployment)
+        fun hasUserGate(deployment: Deployment) = hasGate(deployment) && !ownsGates(deployment)
     }
 }

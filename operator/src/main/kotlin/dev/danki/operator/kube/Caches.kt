@@ -11,6 +11,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext
 import io.javaoperatorsdk.operator.health.InformerHealthIndicator
 import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
 import io.javaoperatorsdk.operator.processing.event.ResourceID
+import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource
 import io.javaoperatorsdk.operator.processing.event.source.EventSource
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
@@ -142,7 +143,7 @@ class Caches(
     /** The labels of [namespace] (empty when namespaces are not cached or it is unknown). */
     fun namespaceLabels(namespace: String): Map<String, String> =
         namespaces
-            ?.get(namespace)
+            ?.find(namespace)
             ?.metadata
             ?.labels
             .orEmpty()
@@ -219,8 +220,18 @@ class Cache<T : HasMetadata>(
 
     fun get(namespace: String, name: String): T? = source.get(ResourceID(name, namespace)).getOrNull()
 
-    /** [get], or null while JOSDK has not created the informer yet: for readers that may come first. */
-    fun find(namespace: String, name: String): T? = if (isBound) get(namespace, name) else null
+    /**
+     * Whether JOSDK has started the informer: before that, reading it throws inside JOSDK (its temporary
+     * cache is made on start), and the webhook serves (its warm-up) while the informers start.
+     */
+    private val isStarted: Boolean
+        get() = bound?.let { (it as? AbstractEventSource<*, *>)?.isRunning ?: true } ?: false
+
+    /** [get], or null while JOSDK has not created or started the informer yet: for readers that may come first. */
+    fun find(namespace: String, name: String): T? = if (isStarted) get(namespace, name) else null
+
+    /** A cluster-scoped object by name, as [find]. */
+    fun find(name: String): T? = if (isStarted) get(name) else null
 
     /** A cluster-scoped object by name. */
     fun get(name: String): T? = source.get(ResourceID(name)).getOrNull()

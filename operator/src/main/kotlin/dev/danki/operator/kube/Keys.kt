@@ -31,9 +31,16 @@ object Keys {
     /** Selects what danki created, by [MANAGED_BY_LABEL]. */
     const val MANAGED_BY_DANKI = "$MANAGED_BY_LABEL=$FIELD_MANAGER"
 
-    /** Label on the pod template of an opted-in Deployment; same key as the opt-in annotation. */
+    /**
+     * Label on every pod that carries the gate (the webhook adds it with the gate; template mode puts it on
+     * the template) and on an opted-in Deployment's template; same key as the opt-in annotation. The pod
+     * cache holds only pods with it ([POD_CACHE_SELECTOR]), so its size follows danki's pods, not the cluster's.
+     */
     const val WARMUP_LABEL = "${PREFIX}warmup"
     const val WARMUP_LABEL_VALUE = "enabled"
+
+    /** The pod informer's label selector: pods labelled [WARMUP_LABEL], whatever its value. */
+    const val POD_CACHE_SELECTOR = WARMUP_LABEL
 
     /**
      * Label on a Namespace that opts in every Deployment in it (webhook mode), value [WARMUP_LABEL_VALUE];
@@ -147,6 +154,13 @@ object Keys {
 
         /** On the Deployment: such a pod was evicted, so that its ReplicaSet recreates it with the gate. */
         const val UNGATED_POD_REPLACED = "UngatedPodReplaced"
+
+        /**
+         * On the Deployment: a pod carries the gate without the [WARMUP_LABEL] label (its template's gate,
+         * admitted while the webhook was unreachable or before danki labelled such pods): the pod cache does
+         * not hold it, so no warm-up would ever decide it.
+         */
+        const val POD_NOT_LABELED = "PodNotLabeled"
 
         /** The AOT cache: its training and what each pod made of it. */
         const val AOT_TRAINING_STARTED = "AotCacheTraining"

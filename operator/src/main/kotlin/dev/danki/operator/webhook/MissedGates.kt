@@ -5,7 +5,6 @@ import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.ObjectKeys
-import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
 import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.UngatedPods
@@ -14,8 +13,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata
 import io.fabric8.kubernetes.api.model.Namespace
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.apps.Deployment
-import io.fabric8.kubernetes.client.KubernetesClient
-import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
 import java.time.Duration
 import java.time.Instant
@@ -23,11 +20,15 @@ import java.time.temporal.ChronoUnit
 import java.util.concurrent.ConcurrentHashMap
 
 /**
- * Pods that an opted-in Deployment created without the gate: admitted while the webhook was unreachable
- * (failurePolicy Ignore let them through) or could not read their Deployment in time. They join their
- * Service unwarmed. The leader counts each once in a metric and says so in a Warning Event on the
- * Deployment; with `danki.dev/ungated-pods: replace` it also evicts the pod, unless it has served long
- * enough to be warm, so that its ReplicaSet recreates it with the gate.
+ * Pods of a Deployment that the webhook did not see, found by [UnlabeledPods] (the pod cache holds only
+ * the pods it labelled):
+ * - pods of an opted-in Deployment created without the gate: admitted while the webhook was unreachable
+ *   (failurePolicy Ignore let them through) or could not read their Deployment in time. They join their
+ *   Service unwarmed. The leader counts each once in a metric and says so in a Warning Event on the
+ *   Deployment; with `danki.dev/ungated-pods: replace` it also evicts the pod, unless it has served long
+ *   enough to be warm, so that its ReplicaSet recreates it with the gate.
+ * - pods with the gate from their template but without the label: no warm-up would ever decide them, and
+ *   they serve nothing while gated, so they are evicted once the webhook can label their replacement.
  */
 class MissedGates(
     private val caches: Caches,
@@ -41,7 +42,9 @@ class MissedGates(
     private val now: () -> Instant = Instant::now,
 ) {
     private val log = LoggerFactory.getLogger(MissedGates::class.java)
-    private val seen: MutableSet<String> = ConcurrentHashMap.newKeySet()
+
+    /** The pods reported once, by UID, with their Deployment (namespace/name): kept while [retain] lists them. */
+    private val seen = ConcurrentHashMap<String, String>()
 
     /** Per Deployment (namespace/name): its first eviction in the window, and the pods that came after it ungated. */
     private class Replacements(
@@ -53,27 +56,51 @@ class MissedGates(
     private val replacements = HashMap<String, Replacements>()
 
     /**
-     * Reports [pod] if it is one the webhook missed, and replaces it if its Deployment asks for that; the
-     * pod reconciler calls this (on the leader) for every ungated pod a Deployment owns, including those
-     * already there when this replica began to lead. Returns when to look again: an eviction that a
+     * Reports [pod] of [deployment], one its pod cache does not hold, and replaces it if that is due. The
+     * leader calls this for each such pod on every event of a Deployment whose pods danki gates, including
+     * those already there when this replica began to lead. Returns when to look again: an eviction that a
      * PodDisruptionBudget refuses for now is tried again then.
      */
-    fun check(pod: Pod): Duration? {
-        if (PodGate.hasGate(pod) || pod.metadata.deletionTimestamp != null) return null
-        val deployment = optedInDeploymentOf(pod) ?: return null
+    fun check(pod: Pod, deployment: Deployment): Duration? {
+        if (pod.metadata.deletionTimestamp != null) return null
+        return if (PodGate.hasGate(pod)) unlabeled(pod, deployment) else ungated(pod, deployment)
+    }
+
+    /** Of [deployment]'s pods, only [uids] are still there: the others are forgotten. */
+    fun retain(namespace: String, deployment: String, uids: Set<String>) {
+        val key = ObjectKeys.of(namespace, deployment)
+        seen.entries.removeIf { (uid, owner) -> owner == key && uid !in uids }
+    }
+
+    private fun ungated(pod: Pod, deployment: Deployment): Duration? {
+        val labels = caches.namespaceLabels(pod.metadata.namespace)
+        if (WarmupSwitch.of(deployment, labels) != WarmupSwitch.ENABLED) return null
         val optedIn = optedInAt(deployment, caches.namespaces?.get(pod.metadata.namespace))
         if (!missed(pod, optedIn)) return null
         val policy = UngatedPods.of(deployment.metadata.annotations.orEmpty(), defaultPolicy)
         val servedFor = servedFor(pod, now())
         val replace = policy == UngatedPods.REPLACE && servedFor < SERVED_LONG
-        if (seen.add(pod.metadata.uid)) report(pod, deployment, policy, servedFor, replace)
-        return if (replace) replace(pod, deployment) else null
+        if (firstSeen(pod, deployment)) report(pod, deployment, policy, servedFor, replace)
+        return if (replace) replace(pod, deployment, ungated = true) else null
     }
 
-    /** [pod] is gone: forgets that it was reported. */
-    fun forget(pod: Pod) {
-        seen.remove(pod.metadata.uid)
+    private fun unlabeled(pod: Pod, deployment: Deployment): Duration? {
+        if (firstSeen(pod, deployment)) {
+            events.warningOnce(
+                deployment,
+                Keys.EventReasons.POD_NOT_LABELED,
+                "pod ${pod.metadata.name} carries the ${Keys.GATE_CONDITION} readiness gate but not the " +
+                    "${Keys.WARMUP_LABEL} label (its template's gate, admitted while the danki webhook was " +
+                    "unreachable or before danki labelled such pods), so danki does not watch it and would never " +
+                    "decide it; it serves nothing while gated, so danki evicts it and the webhook labels its " +
+                    "replacement",
+            )
+        }
+        return replace(pod, deployment, ungated = false)
     }
+
+    private fun firstSeen(pod: Pod, deployment: Deployment): Boolean =
+        seen.put(pod.metadata.uid, ObjectKeys.of(pod.metadata.namespace, deployment.metadata.name)) == null
 
     private fun report(pod: Pod, deployment: Deployment, policy: UngatedPods, servedFor: Duration, replace: Boolean) {
         metrics.podNotGated(pod.metadata.namespace, deployment.metadata.name)
@@ -103,20 +130,22 @@ class MissedGates(
         )
     }
 
-    private fun replace(pod: Pod, deployment: Deployment): Duration? {
+    /** Evicts [pod] so that its ReplicaSet recreates it through the webhook; [ungated]: it lacks the gate. */
+    private fun replace(pod: Pod, deployment: Deployment, ungated: Boolean): Duration? {
         if (!webhookReachable()) {
             // evicted now, its replacement would be admitted ungated too; look again once the webhook is up
             return EVICTION_RETRY
         }
         val key = ObjectKeys.of(pod.metadata.namespace, deployment.metadata.name)
         if (!withinReplacementBudget(key, pod)) {
+            val pause = DurationFormat.format(REPLACEMENT_WINDOW)
             events.warningOnce(
                 deployment,
                 Keys.EventReasons.POD_NOT_GATED,
                 "$MAX_CAME_BACK pods created after danki began replacing this Deployment's ungated pods came " +
-                    "without the gate too (the last: ${pod.metadata.name}): the webhook does not seem to reach " +
-                    "new pods, so danki stops replacing them for ${DurationFormat.format(REPLACEMENT_WINDOW)}; " +
-                    "check the webhook's Service and the API server's log",
+                    "without the gate or its label too (the last: ${pod.metadata.name}): the webhook does not " +
+                    "seem to reach new pods, so danki stops replacing them for $pause; check the webhook's " +
+                    "Service and the API server's log",
             )
             return REPLACEMENT_WINDOW
         }
@@ -129,12 +158,13 @@ class MissedGates(
             return EVICTION_RETRY
         }
         synchronized(replacements) { replacements.getOrPut(key) { Replacements(now()) } }
-        metrics.ungatedPodReplaced(pod.metadata.namespace, deployment.metadata.name)
+        if (ungated) metrics.ungatedPodReplaced(pod.metadata.namespace, deployment.metadata.name)
+        val missing = if (ungated) "the ${Keys.GATE_CONDITION} readiness gate" else "the ${Keys.WARMUP_LABEL} label"
         events.normal(
             deployment,
             Keys.EventReasons.UNGATED_POD_REPLACED,
-            "evicted pod ${pod.metadata.name}, admitted without the ${Keys.GATE_CONDITION} readiness gate; " +
-                "its ReplicaSet recreates it with the gate, and danki warms the new pod",
+            "evicted pod ${pod.metadata.name}, admitted without $missing; its ReplicaSet recreates it " +
+                "through the webhook, and danki warms the new pod",
         )
         return null
     }
@@ -156,13 +186,6 @@ class MissedGates(
             }
             window.cameBackUngated.size < MAX_CAME_BACK
         }
-    }
-
-    private fun optedInDeploymentOf(pod: Pod): Deployment? {
-        val name = PodOwners.deploymentOf(pod) ?: return null
-        val deployment = caches.deployments.get(pod.metadata.namespace, name)
-        val labels = caches.namespaceLabels(pod.metadata.namespace)
-        return deployment?.takeIf { WarmupSwitch.of(it, labels) == WarmupSwitch.ENABLED }
     }
 
     companion object {

@@ -173,8 +173,9 @@ class OptInLookup(
 object OptInReads {
     fun cache(caches: Caches): OptInLookup.Reads =
         object : OptInLookup.Reads {
+            // an informer not started yet is a miss: the webhook's warm-up comes before it
             override fun deployment(namespace: String, name: String): Deployment? =
-                caches.deployments.get(namespace, name)
+                caches.deployments.find(namespace, name)
 
             override fun namespaceLabels(namespace: String): Map<String, String> = caches.namespaceLabels(namespace)
         }

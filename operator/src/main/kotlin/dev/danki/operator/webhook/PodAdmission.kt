@@ -74,9 +74,12 @@ class PodAdmission(
     private fun patchOf(request: AdmissionRequest): CompletableFuture<Patch> {
         // only pod CREATE is registered; anything else is answered unchanged
         val pod = request.`object`.takeIf { request.operation == CREATE && request.kind?.kind == POD }?.let(::asPod)
+        // a pod of another workload is only labelled, when its template gated it, so that danki sees it
         val deploymentName =
             pod?.let(PodOwners::deploymentOf)
-                ?: return CompletableFuture.completedFuture(Patch(false, emptyList(), null))
+                ?: return CompletableFuture.completedFuture(
+                    Patch(false, pod?.let { PodMutation.patchFor(it, null) }.orEmpty(), null),
+                )
         val namespace = request.namespace.orEmpty()
         return lookup.findAsync(namespace, deploymentName).thenApply { found ->
             patchOf(namespace, deploymentName, pod, found)
@@ -100,8 +103,8 @@ class PodAdmission(
             .addKeyValue("pod", pod.metadata?.name ?: pod.metadata?.generateName)
             .addKeyValue("lookup", found.how)
             .addKeyValue("found", found.deployment != null)
-            .log(if (gate.isNotEmpty()) "pod gated at admission" else "pod admitted without the gate")
-        return Patch(gate.isNotEmpty(), gate + cache, found.how)
+            .log(if (PodMutation.addsGate(gate)) "pod gated at admission" else "pod admitted without the gate")
+        return Patch(PodMutation.addsGate(gate), gate + cache, found.how)
     }
 
     /** The API server sends the pod with its apiVersion and kind, so it arrives typed; a bare object is converted. */
@@ -116,9 +119,10 @@ class PodAdmission(
 }
 
 /**
- * What the webhook adds to a pod being created: danki's readiness gate and the `danki.dev/warmup` label,
- * as JSON Patch operations, when the pod's Deployment is opted in (by its annotation or its namespace's
- * label). Pure: the Deployment and the namespace's labels are looked up by the caller.
+ * What the webhook adds to a pod being created, as JSON Patch operations: danki's readiness gate when the
+ * pod's Deployment is opted in (by its annotation or its namespace's label), and the `danki.dev/warmup`
+ * label on every pod that then carries the gate, also one its template gated. Pure: the Deployment and the
+ * namespace's labels are looked up by the caller.
  */
 object PodMutation {
     /**
@@ -130,25 +134,30 @@ object PodMutation {
         deployment: Deployment?,
         namespaceLabels: Map<String, String> = emptyMap(),
     ): List<Map<String, Any>> {
-        if (!warms(deployment, namespaceLabels)) return emptyList()
         val gates = pod.spec?.readinessGates
         // a gate already there (the user's template, or template mode before a switch) is left as it is
-        if (gates.orEmpty().any { it.conditionType == Keys.GATE_CONDITION }) return emptyList()
-        val gate = mapOf("conditionType" to Keys.GATE_CONDITION)
+        val hasGate = gates.orEmpty().any { it.conditionType == Keys.GATE_CONDITION }
         val addGate =
-            if (gates.isNullOrEmpty()) {
-                op("/spec/readinessGates", listOf(gate))
-            } else {
-                op("/spec/readinessGates/-", gate)
+            when {
+                hasGate || !warms(deployment, namespaceLabels) -> null
+                gates.isNullOrEmpty() -> op(READINESS_GATES, listOf(mapOf("conditionType" to Keys.GATE_CONDITION)))
+                else -> op("$READINESS_GATES/-", mapOf("conditionType" to Keys.GATE_CONDITION))
             }
+        // every gated pod is labelled, whoever gated it: the operator's pod cache holds only labelled pods
+        val labels = pod.metadata?.labels
         val addLabel =
-            if (pod.metadata?.labels == null) {
-                op("/metadata/labels", mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-            } else {
-                op("/metadata/labels/${escape(Keys.WARMUP_LABEL)}", Keys.WARMUP_LABEL_VALUE)
+            when {
+                !hasGate && addGate == null -> null
+                labels?.get(Keys.WARMUP_LABEL) == Keys.WARMUP_LABEL_VALUE -> null
+                labels == null -> op("/metadata/labels", mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
+                else -> op("/metadata/labels/${escape(Keys.WARMUP_LABEL)}", Keys.WARMUP_LABEL_VALUE)
             }
-        return listOf(addGate, addLabel)
+        return listOfNotNull(addGate, addLabel)
     }
+
+    /** Whether [patch] (of [patchFor]) adds the gate, not only the label. */
+    fun addsGate(patch: List<Map<String, Any>>): Boolean =
+        patch.any { (it["path"] as? String)?.startsWith(READINESS_GATES) == true }
 
     /**
      * Whether pods of [deployment] are warmed, so gated (by this patch or by their template): what also
@@ -156,6 +165,8 @@ object PodMutation {
      */
     fun warms(deployment: Deployment?, namespaceLabels: Map<String, String>): Boolean =
         deployment != null && WarmupSwitch.of(deployment, namespaceLabels) == WarmupSwitch.ENABLED
+
+    private const val READINESS_GATES = "/spec/readinessGates"
 
     private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
 

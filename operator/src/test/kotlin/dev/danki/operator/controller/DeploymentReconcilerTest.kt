@@ -37,7 +37,15 @@ class DeploymentReconcilerTest {
             .withName("web")
             .withUid("uid-web")
             .addToManagedFields(
-                ManagedFieldsEntryBuilder().withManager(Keys.FIELD_MANAGER).withOperation("Apply").build(),
+                ManagedFieldsEntryBuilder()
+                    .withManager(Keys.FIELD_MANAGER)
+                    .withOperation("Apply")
+                    .withNewFieldsV1()
+                    .addToAdditionalProperties(
+                        "f:spec",
+                        mapOf("f:template" to mapOf("f:spec" to mapOf("f:readinessGates" to emptyMap<String, Any>()))),
+                    ).endFieldsV1()
+                    .build(),
             ).endMetadata()
             .withNewSpec()
             .withNewTemplate()

@@ -50,7 +50,6 @@ class NewLeaderTest {
                 mockk<WarmupPools>(relaxed = true),
                 actions,
                 WarmupCompletions(),
-                null,
             ) { _, _ -> null }
         private val context = mockk<Context<Pod>> { every { isPrimaryResourceDeleted } returns false }
 

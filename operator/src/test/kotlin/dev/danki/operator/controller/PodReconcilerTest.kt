@@ -47,7 +47,6 @@ class PodReconcilerTest {
             mockk<WarmupPools>(relaxed = true),
             actions,
             completions,
-            null,
         ) { _, _ -> null }
     private val context = mockk<Context<Pod>> { every { isPrimaryResourceDeleted } returns false }
 

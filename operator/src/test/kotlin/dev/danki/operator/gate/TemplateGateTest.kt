@@ -17,6 +17,8 @@ class TemplateGateTest {
         managedByDanki: Boolean,
         withLabel: Boolean = withGate && managedByDanki,
         otherGates: List<String> = emptyList(),
+        /** What danki's entry owns: the readiness gates (as its ADD applies them) or only the label. */
+        dankiOwnsGates: Boolean = true,
     ): Deployment {
         val gates = otherGates + listOfNotNull(Keys.GATE_CONDITION.takeIf { withGate })
         val builder =
@@ -39,10 +41,22 @@ class TemplateGateTest {
             builder
                 .editMetadata()
                 .addToManagedFields(
-                    ManagedFieldsEntryBuilder().withManager(Keys.FIELD_MANAGER).withOperation("Apply").build(),
+                    ManagedFieldsEntryBuilder()
+                        .withManager(Keys.FIELD_MANAGER)
+                        .withOperation("Apply")
+                        .withNewFieldsV1()
+                        .addToAdditionalProperties("f:spec", mapOf("f:template" to owned(dankiOwnsGates)))
+                        .endFieldsV1()
+                        .build(),
                 ).endMetadata()
         }
         return builder.build()
+    }
+
+    private fun owned(gates: Boolean): Map<String, Any> {
+        val label =
+            mapOf("f:metadata" to mapOf("f:labels" to mapOf("f:${Keys.WARMUP_LABEL}" to emptyMap<String, Any>())))
+        return if (gates) label + ("f:spec" to mapOf("f:readinessGates" to emptyMap<String, Any>())) else label
     }
 
     private fun change(gate: Boolean, danki: Boolean, switch: WarmupSwitch) =
@@ -55,10 +69,17 @@ class TemplateGateTest {
     }
 
     @Test
-    fun `a template that already carries the user's gate needs no patch`() {
-        change(gate = true, danki = false, WarmupSwitch.ENABLED) shouldBe TemplateGate.Change.NONE
-        change(gate = true, danki = false, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.NONE
-        change(gate = true, danki = false, WarmupSwitch.DISABLED) shouldBe TemplateGate.Change.NONE
+    fun `a template that already carries the user's gate is given danki's label, and only that`() {
+        // its pods are warmed or released, so danki's pod cache, which holds labelled pods, must hold them
+        change(gate = true, danki = false, WarmupSwitch.ENABLED) shouldBe TemplateGate.Change.LABEL
+        change(gate = true, danki = false, WarmupSwitch.ABSENT) shouldBe TemplateGate.Change.LABEL
+        change(gate = true, danki = false, WarmupSwitch.DISABLED) shouldBe TemplateGate.Change.LABEL
+        val labelled = deployment(withGate = true, managedByDanki = true, withLabel = true, dankiOwnsGates = false)
+        for (switch in listOf(WarmupSwitch.ENABLED, WarmupSwitch.ABSENT, WarmupSwitch.DISABLED)) {
+            gate.changeFor(labelled, switch) shouldBe TemplateGate.Change.NONE
+        }
+        // danki applied only the label: the gate is still the user's, and so is the warm-up it asks for
+        TemplateGate.hasUserGate(labelled) shouldBe true
     }
 
     @Test

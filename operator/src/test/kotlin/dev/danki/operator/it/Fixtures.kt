@@ -53,6 +53,8 @@ object Fixtures {
             name,
             annotations,
             port = port,
+            // with the user's gate, danki's label beside it as docs/operator.md asks: opting in does not roll it
+            templateLabels = if (userGate) mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE) else emptyMap(),
             readinessGates = otherGates + listOfNotNull(Keys.GATE_CONDITION.takeIf { userGate }),
         )
 
@@ -64,6 +66,8 @@ object Fixtures {
             .withNamespace(namespace)
             .addToLabels("app", deployment)
             .addToLabels(Keys.POD_TEMPLATE_HASH, HASH)
+            // as the webhook or danki's template label writes it: the operator caches labelled pods only
+            .addToLabels(Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE)
             .addNewOwnerReference()
             .withApiVersion("apps/v1")
             .withKind("ReplicaSet")

@@ -7,6 +7,7 @@ import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.nulls.shouldNotBeNull
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
@@ -116,6 +117,24 @@ class OperatorIT {
         val now = space.deployment("own-gate")!!
         now.metadata.resourceVersion shouldBe created.metadata.resourceVersion
         now.metadata.managedFields.none { m -> m.manager == Keys.FIELD_MANAGER } shouldBe true
+    }
+
+    @Test
+    fun `a template with the user's gate but not danki's label is given the label alone`() {
+        // danki caches only labelled pods: without the label, this Deployment's gated pods would be unseen
+        val gated = Fixtures.deployment(space.ns, "gate-only", mapOf(Annotations.WARMUP to "enabled"), userGate = true)
+        gated.spec.template.metadata.labels
+            .remove(Keys.WARMUP_LABEL)
+        space.create(gated)
+        eventually(Duration.ofSeconds(20)) {
+            val d = space.deployment("gate-only")!!
+            d.spec.template.metadata.labels[Keys.WARMUP_LABEL] shouldBe Keys.WARMUP_LABEL_VALUE
+            val danki = d.metadata.managedFields.single { m -> m.manager == Keys.FIELD_MANAGER }
+            danki.fieldsV1.additionalProperties.toString() shouldNotContain "readinessGates"
+        }
+        // the gate is still the user's: removing the annotation leaves it, and its pods are still warmed
+        space.editDeployment("gate-only") { d -> d.metadata.annotations.remove(Annotations.WARMUP) }
+        continually(Duration.ofSeconds(3)) { gates("gate-only") shouldBe listOf(Keys.GATE_CONDITION) }
     }
 
     @Test

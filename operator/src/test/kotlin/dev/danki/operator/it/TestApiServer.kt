@@ -20,6 +20,10 @@ object TestApiServer {
 
     val client: KubernetesClient by lazy { start() }
 
+    /** The server's kubeconfig, for a process of its own (a benchmark's operator): set once [client] started. */
+    lateinit var kubeconfig: String
+        private set
+
     private fun start(): KubernetesClient {
         val dir = File(System.getenv("KUBE_API_TEST_DIR") ?: File(repo, "operator/target/kube-api-test").path)
         val bin = File(dir, "k8s/$version-linux-amd64").apply { mkdirs() }
@@ -40,6 +44,7 @@ object TestApiServer {
                     .build(),
             )
         server.start()
+        kubeconfig = server.kubeConfigYaml
         Runtime.getRuntime().addShutdownHook(Thread { server.stop() })
         val client = KubernetesClientBuilder().withConfig(Config.fromKubeconfig(server.kubeConfigYaml)).build()
         for (crd in GeneratedCrds.load(client, repo)) {

@@ -12,6 +12,7 @@ import dev.danki.operator.webhook.OptInLookup
 import dev.danki.operator.webhook.OptInReads
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
+import io.fabric8.kubernetes.api.model.apps.DeploymentStatus
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder
 import io.fabric8.kubernetes.client.KubernetesClientBuilder
@@ -89,15 +90,41 @@ class UngatedPodsIT {
     @AfterAll
     fun stop() = operator.stop()
 
+    /** How long WebhookEndpoints keeps what it read, and a little more. */
+    private val endpointsFresh = Duration.ofMillis(2_200)
+
+    /** A pod as the ReplicaSet creates it when the webhook did not answer: neither gate nor label. */
     private fun ungatedPod(deployment: String, name: String): Pod =
+        createdByReplicaSet(
+            deployment,
+            PodBuilder(Fixtures.gatedPod(space.ns, deployment, name, 8080))
+                .editMetadata()
+                .removeFromLabels(Keys.WARMUP_LABEL)
+                .endMetadata()
+                .editSpec()
+                .withReadinessGates()
+                .endSpec()
+                .build(),
+        )
+
+    /**
+     * Creates [pod], then moves its Deployment's status as the Deployment controller does when the
+     * ReplicaSet's count changes (no controller runs here): the event danki looks at the Deployment's pods on.
+     */
+    private fun createdByReplicaSet(deployment: String, pod: Pod): Pod {
+        val created = client.resource(pod).create()
         client
-            .resource(
-                PodBuilder(Fixtures.gatedPod(space.ns, deployment, name, 8080))
-                    .editSpec()
-                    .withReadinessGates()
-                    .endSpec()
-                    .build(),
-            ).create()
+            .apps()
+            .deployments()
+            .inNamespace(space.ns)
+            .withName(deployment)
+            .editStatus { d ->
+                d.apply {
+                    status = (status ?: DeploymentStatus()).apply { replicas = (replicas ?: 0) + 1 }
+                }
+            }
+        return created
+    }
 
     private fun reasons(deployment: String) = space.events(deployment).map { it.reason }
 
@@ -113,6 +140,35 @@ class UngatedPodsIT {
         }
         metrics.counter("danki_webhook_ungated_pods_total", "deployment", "fresh") shouldBe 1.0
         metrics.counter("danki_webhook_ungated_pods_replaced_total", "deployment", "fresh") shouldBe 1.0
+    }
+
+    @Test
+    fun `only labelled pods are cached, and a gated pod without the label is replaced`() {
+        space.create(Fixtures.deployment(space.ns, "unseen-gate", mapOf(Annotations.WARMUP to "enabled")))
+        // its template's gate, admitted while the webhook was away: gated, but not labelled
+        val gatedOnly =
+            PodBuilder(Fixtures.gatedPod(space.ns, "unseen-gate", "unseen-gate-1", 8080))
+                .editMetadata()
+                .removeFromLabels(Keys.WARMUP_LABEL)
+                .endMetadata()
+                .build()
+        createdByReplicaSet("unseen-gate", gatedOnly)
+        eventually(Duration.ofSeconds(20)) {
+            space.pod("unseen-gate-1") shouldBe null
+            reasons("unseen-gate") shouldContain Keys.EventReasons.POD_NOT_LABELED
+            reasons("unseen-gate") shouldContain Keys.EventReasons.UNGATED_POD_REPLACED
+        }
+        // a labelled pod is in the operator's cache, an unlabelled one never is
+        createdByReplicaSet("unseen-gate", Fixtures.gatedPod(space.ns, "unseen-gate", "unseen-gate-2", 8080))
+        space.create(Fixtures.deployment(space.ns, "kept-out", emptyMap()))
+        ungatedPod("kept-out", "kept-out-1")
+        eventually(Duration.ofSeconds(10)) {
+            operator.caches.pods
+                .find(space.ns, "unseen-gate-2")
+                .shouldNotBeNull()
+        }
+        operator.caches.pods.find(space.ns, "kept-out-1") shouldBe null
+        metrics.counter("danki_webhook_ungated_pods_replaced_total", "deployment", "unseen-gate") shouldBe 0.0
     }
 
     @Test
@@ -174,6 +230,8 @@ class UngatedPodsIT {
     fun `no pod is replaced while the webhook has no ready endpoint, since its replacement would be ungated too`() {
         space.create(Fixtures.deployment(space.ns, "early", mapOf(Annotations.WARMUP to "enabled")))
         webhookEndpoint(ready = false)
+        // the operator reads the endpoints at most every 2 s: let an earlier test's "ready" go stale
+        Thread.sleep(endpointsFresh.toMillis())
         try {
             ungatedPod("early", "early-1")
             eventually(Duration.ofSeconds(20)) { reasons("early") shouldContain Keys.EventReasons.POD_NOT_GATED }

@@ -5,10 +5,15 @@ import io.fabric8.kubernetes.api.model.apps.Deployment
 import io.javaoperatorsdk.operator.health.InformerHealthIndicator
 import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator
 import io.javaoperatorsdk.operator.health.Status
+import io.javaoperatorsdk.operator.processing.event.ResourceID
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource
 import io.kotest.matchers.nulls.shouldBeNull
 import io.kotest.matchers.string.shouldContain
+import io.mockk.every
+import io.mockk.mockk
 import org.junit.jupiter.api.Test
 import java.time.Instant
+import java.util.Optional
 
 /**
  * An informer that cannot list (its resource's CRD is not installed, as when the chart's CRD is missing
@@ -89,5 +94,21 @@ class CacheTest {
             "deployments (controller deploymentreconciler) informer has not synced (tenant)"
         caches.problem(unhealthy, Instant.now()).shouldBeNull()
         caches.problem(emptyMap(), Instant.now().plus(Caches.SYNC_GRACE).plusSeconds(1)).shouldBeNull()
+    }
+
+    @Test
+    fun `an informer JOSDK has not started yet reads as a miss, not as JOSDK's error`() {
+        // JOSDK makes the informer's temporary cache on start; before that its get throws, and the webhook
+        // serves its own warm-up while the informers start
+        val source =
+            mockk<InformerEventSource<Deployment, Pod>> {
+                every { isRunning } returns false
+                every { get(any<ResourceID>()) } throws NullPointerException("temporaryResourceCache is null")
+            }
+        val cache = Cache<Deployment>("Deployments").apply { bind(source) }
+        cache.find("shop", "exam").shouldBeNull()
+        every { source.isRunning } returns true
+        every { source.get(any<ResourceID>()) } returns Optional.empty()
+        cache.find("shop", "exam").shouldBeNull()
     }
 }

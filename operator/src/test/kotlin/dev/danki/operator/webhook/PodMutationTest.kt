@@ -55,12 +55,22 @@ class PodMutationTest {
     }
 
     @Test
-    fun `nothing for a Deployment not opted in, opted out, misspelt, unknown or a pod gated already`() {
+    fun `nothing for a Deployment not opted in, opted out, misspelt or unknown`() {
         PodMutation.patchFor(pod(), deployment(null)).shouldBeEmpty()
         PodMutation.patchFor(pod(), deployment("disabled")).shouldBeEmpty()
         PodMutation.patchFor(pod(), deployment("enabeld")).shouldBeEmpty()
         PodMutation.patchFor(pod(), null).shouldBeEmpty()
-        PodMutation.patchFor(pod(gates = listOf(Keys.GATE_CONDITION)), deployment("enabled")).shouldBeEmpty()
+    }
+
+    @Test
+    fun `a pod its template gated gets only the label, whatever its Deployment says, so that danki sees it`() {
+        val label = mapOf("op" to "add", "path" to "/metadata/labels/danki.dev~1warmup", "value" to "enabled")
+        val gated = pod(gates = listOf(Keys.GATE_CONDITION))
+        for (deployment in listOf(deployment("enabled"), deployment("disabled"), deployment(null), null)) {
+            PodMutation.patchFor(gated, deployment) shouldBe listOf(label)
+        }
+        val labelled = pod(gates = listOf(Keys.GATE_CONDITION), labels = mapOf(Keys.WARMUP_LABEL to "enabled"))
+        PodMutation.patchFor(labelled, deployment("enabled")).shouldBeEmpty()
     }
 
     @Test
