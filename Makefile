@@ -67,11 +67,13 @@ tools: ## Build every pinned tool into bin/ (skips those already at their versio
 tools-cluster: ## Build the tools a local cluster and its suites need: etcd, the control plane, kubelet, registry, CoreDNS, k6.
 	@tools/build-tools.sh cluster
 
-.PHONY: tool-k6 tool-helm tool-kube tool-kubelet tool-registry tool-coredns tool-actionlint tool-syft
+.PHONY: tool-k6 tool-helm tool-helm4 tool-kube tool-kubelet tool-registry tool-coredns tool-actionlint tool-syft
 tool-k6: ## Build the pinned k6 into bin/.
 	@tools/build-tools.sh k6
 tool-helm: ## Build the pinned helm 3 and helm 4 into bin/.
 	@tools/build-tools.sh helm
+tool-helm4: ## Build the pinned helm 4 alone into bin/ (bin/helm): what the demo installs with.
+	@tools/build-tools.sh helm4
 tool-kube: ## Build the pinned etcd, kube-apiserver, controller-manager, scheduler and kubectl.
 	@tools/build-tools.sh etcd k8s
 tool-kubelet: ## Build the pinned kubelet (the local cluster's nodes).

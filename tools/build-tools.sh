@@ -3,7 +3,7 @@
 # control-plane binaries, the kubelet, the OCI registry, CoreDNS, actionlint and syft) from source through the Go module proxy only:
 # no release downloads, because our machines reach nothing but the package registries. Called by `make tools`.
 #
-# Usage: build-tools.sh [etcd|k8s|kubelet|registry|coredns|k6|helm|actionlint|syft|cluster|all]...   (default: all)
+# Usage: build-tools.sh [etcd|k8s|kubelet|registry|coredns|k6|helm|helm4|actionlint|syft|cluster|all]...   (default: all)
 #        cluster: what a local cluster and its suites need (etcd, k8s, kubelet, registry, coredns, k6)
 # Env:   PREFIX   where throwaway Go modules live (default: <repo>/.build)
 #        BIN      where binaries are written      (default: <repo>/bin)
@@ -109,9 +109,12 @@ build_syft() {
 
 # helm 3 and 4 have no replace directives: plain `go install` works. Both
 # binaries are called "helm", so install into a scratch GOBIN and rename.
+# build_helm4 builds helm 4 alone (bin/helm), for what installs with one helm: the demo.
+build_helm4() { build_helm "4 $HELM4_VERSION"; }
 build_helm() {
-  local v mod name ver p
-  for v in "3 $HELM3_VERSION" "4 $HELM4_VERSION"; do
+  local v mod name ver p versions=("$@")
+  ((${#versions[@]})) || versions=("3 $HELM3_VERSION" "4 $HELM4_VERSION")
+  for v in "${versions[@]}"; do
     read -r mod ver <<<"$v"; name=helm$mod
     if has_version "$name" "$ver" version --short; then log "$name $ver present"; continue; fi
     log "building $name $ver"
@@ -210,9 +213,10 @@ build_k8s_cmds() {
 # locked TOOL: build TOOL holding its own lock. make test's lanes can ask for the same tool at once (the
 # Go builds' lane and the lint's, say, both for k6); the second waits for the first, then finds the
 # binary present at its version and skips it. A lock per tool, so other tools build meanwhile.
+# A second name is the lock's (helm4 builds what helm does, so it waits on helm's lock).
 locked() {
   local fd
-  exec {fd}>"$BIN/.build-$1.lock"
+  exec {fd}>"$BIN/.build-${2:-$1}.lock"
   flock "$fd"
   "build_$1"
   exec {fd}>&-
@@ -224,8 +228,9 @@ targets=("$@"); ((${#targets[@]})) || targets=(all)
 for t in "${targets[@]}"; do
   case $t in
     k6 | helm | etcd | k8s | kubelet | registry | coredns | actionlint | syft) locked "$t" ;;
+    helm4) locked helm4 helm ;;
     cluster) for tool in "${cluster[@]}"; do locked "$tool"; done ;;
     all) for tool in "${all[@]}"; do locked "$tool"; done ;;
-    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|coredns|k6|helm|actionlint|syft|cluster|all)" >&2; exit 2 ;;
+    *) echo "unknown target: $t (etcd|k8s|kubelet|registry|coredns|k6|helm|helm4|actionlint|syft|cluster|all)" >&2; exit 2 ;;
   esac
 done
