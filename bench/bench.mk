@@ -81,6 +81,13 @@ bench-bad-plan: build tool-kube tool-k6 ## 40 Deployments scaled at once, 28 wit
 	@REPO=$(REPO) KUBECTL=$(KUBECTL) K6=$(K6) MAKE="$(MAKE)" KEEP=$(KEEP) \
 	  CLUSTER_INSTANCE=$(BAD_PLAN_CLUSTER_INSTANCE) python3 $(REPO)/bench/bad-plan/run.py
 
+.PHONY: bench-cache
+bench-cache: build tool-kube tool-k6 ## The operator's RSS, live heap and time to first decision with 1,000 and 10,000 pods in the cluster (half danki's), its jar run as a process against a real kube-apiserver; BEFORE_JAR=path/to/operator-all.jar measures another build beside it; writes bench/results/pod-cache.md and .json (about 15 min).
+	@mkdir -p $(OPERATOR_KAT_BIN)
+	@for t in etcd kube-apiserver kubectl; do ln -sf $(BIN)/$$t $(OPERATOR_KAT_BIN)/$$t; done
+	KUBE_API_TEST_DIR=$(OPERATOR_KAT_DIR) $(MVN) -Pbench-cache -pl operator test -Dktlint.skip -Ddetekt.skip
+	@cat $(REPO)/bench/results/pod-cache.md
+
 .PHONY: bench-webhook
 bench-webhook: tool-kube ## The webhook's admission latency (p50, p99) on a cache hit, a miss and a Deployment not opted in, against a real kube-apiserver; writes bench/results/webhook-admission.md and .json (about 1 min).
 	@mkdir -p $(OPERATOR_KAT_BIN)

@@ -24,6 +24,7 @@ import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.PodEviction
+import dev.danki.operator.kube.PrunedPods
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.leader.LeaderElection
 import dev.danki.operator.leader.Leadership
@@ -172,7 +173,7 @@ class Operator(
                 namespaceOptIn = config.webhook != null,
                 aot = trainer,
                 caches = caches,
-                unlabeledPods = missedGates?.let { UnlabeledPods(client, it) },
+                unlabeledPods = missedGates?.let { UnlabeledPods(client, it, caches::podsOf) },
             )
         val nodeCaps =
             config.nodeConcurrency?.let { NodeCaps.fixed(it) }
@@ -213,6 +214,8 @@ class Operator(
             o.withRetry(RETRY)
             // danki's pods only: the cache's size follows them, not the cluster's pods
             o.withLabelSelector(Keys.POD_CACHE_SELECTOR)
+            // and each without its managedFields; a store of its own needs a single informer
+            if (config.watchNamespaces.isEmpty()) o.withItemStore(PrunedPods())
             o.withGenericFilter(PodReconciler::wants)
         }
         sdk.register(deployments) { o ->

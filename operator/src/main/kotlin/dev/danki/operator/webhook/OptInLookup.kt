@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.TimeoutException
 
 /**
  * Finds, for a pod being admitted, its Deployment and its namespace's labels: what decides whether the
@@ -127,12 +128,20 @@ class OptInLookup(
         cause: Throwable,
     ): Found {
         metrics.webhookRead(WarmupMetrics.READ_FAILED)
+        // one line each, no stack trace: a burst of pods of new Deployments makes many of these at once
+        val root = (cause as? CompletionException)?.cause ?: cause
+        val why =
+            when (root) {
+                is RejectedExecutionException -> "$READ_THREADS reads past the cache under way and $READ_QUEUE waiting"
+                is TimeoutException -> "no answer within the budget"
+                else -> root.message ?: root.javaClass.simpleName
+            }
         log
             .atWarn()
             .addKeyValue("namespace", namespace)
             .addKeyValue("deployment", deployment)
             .addKeyValue("budgetMillis", budget.toMillis())
-            .setCause(cause)
+            .addKeyValue("why", why)
             .log("could not read the pod's Deployment in time; the cache alone decides its gate")
         // the informer may have caught up while the read waited: a second look costs nothing
         return cachedOptIn(namespace, deployment) ?: Found(null, cachedLabels, WarmupMetrics.LOOKUP_FAILED)

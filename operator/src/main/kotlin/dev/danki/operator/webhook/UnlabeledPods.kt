@@ -24,14 +24,32 @@ import java.time.Duration
 class UnlabeledPods(
     private val client: KubernetesClient,
     private val missedGates: MissedGates,
+    /** The Deployment's pods the pod cache holds (labelled ones). */
+    private val cached: (namespace: String, deployment: String) -> List<Pod>,
 ) {
     /** Checks [deployment]'s unlabelled pods; returns when to look again (null: at its next event). */
     fun check(deployment: Deployment): Duration? {
         val namespace = deployment.metadata.namespace
         val name = deployment.metadata.name
+        if (allSeen(deployment)) {
+            missedGates.retain(namespace, name, emptySet())
+            return null
+        }
         val pods = list(deployment).filter { PodOwners.deploymentOf(it) == name }
         missedGates.retain(namespace, name, pods.map { it.metadata.uid }.toSet())
         return pods.mapNotNull { missedGates.check(it, deployment) }.minOrNull()
+    }
+
+    /**
+     * Whether the cache holds as many of [deployment]'s pods as its status counts (`status.replicas`: the
+     * pods of all its ReplicaSets, not terminating): then none is unlabelled, and no list is needed. Most
+     * events are of such Deployments; a status behind its pods only puts the list off to the next event,
+     * which the pods' own changes bring.
+     */
+    private fun allSeen(deployment: Deployment): Boolean {
+        val replicas = deployment.status?.replicas ?: 0
+        val seen = cached(deployment.metadata.namespace, deployment.metadata.name)
+        return seen.count { it.metadata.deletionTimestamp == null } >= replicas
     }
 
     /** [deployment] is gone: nothing of its pods is kept. */
