@@ -471,6 +471,57 @@ phase_mode_switch() {
   check "6: opting out: after the rollout no live pod of light is held by the gate${held:+ (held:$held)}" same "$held" ""
 }
 
+boosted_app() { # NAME: light_app with a CPU limit of 100m, boosted to 300m from its admission
+  ka apply -f - >/dev/null <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: $1
+  annotations:
+    danki.dev/warmup: enabled
+    danki.dev/warmup-cpu: 300m
+    danki.dev/requests: "40"
+    danki.dev/rate: "40"
+    danki.dev/min-warmup-requests: "0"
+    danki.dev/max-warmup-requests: "200"
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      terminationGracePeriodSeconds: 2
+      containers:
+        - name: http
+          image: danki/http-status:$IMAGE_TAG
+          env: [{name: PORT, value: "8080"}]
+          ports: [{name: http, containerPort: 8080}]
+          readinessProbe: {httpGet: {path: /, port: http}, periodSeconds: 1}
+          resources: {requests: {cpu: 50m}, limits: {cpu: 100m}}
+EOF
+}
+
+run_boost() { ka get warmupruns -o jsonpath='{range .items[?(@.spec.deployment=="boosted")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}/{.status.cpuBoost.message}{end}'; }
+pod_cpu_limit() { ka get pod "$1" -o jsonpath='{.spec.containers[0].resources.limits.cpu}'; }
+kubelet_cpu_limit() { ka get pod "$1" -o jsonpath='{.status.containerStatuses[0].resources.limits.cpu}'; }
+declared_cpu() { ka get pod "$1" -o jsonpath='{.metadata.annotations.danki\.dev/declared-cpu}'; }
+
+phase_boost_at_admission() {
+  if helm_install --set cpuBoost.enabled=true; then pass "7: helm upgrade with cpuBoost.enabled"
+  else fail "7: helm upgrade with cpuBoost.enabled"; return; fi
+  boosted_app boosted
+  local pod
+  wait_for 60 "a pod of boosted" bash -c "[[ -n \$('$KUBECTL' -n '$APP' get pods -l app=boosted -o name) ]]" || true
+  pod=$(pod_names boosted | head -1)
+  check "7: $pod carries its declared CPU, as the webhook wrote it" same "$(declared_cpu "$pod")" '{"container":"http","limit":"100m"}'
+  if wait_for "$TIMEOUT" "$pod warmed" pod_gate_is "$pod" True/WarmedUp; then pass "7: $pod warmed (gate True, WarmedUp)"
+  else fail "7: $pod warmed (gate True, WarmedUp)"; diagnose boosted; fi
+  check "7: its run says it ran at 300m from admission and was restored" same "$(run_boost)" "Restored/100m->300m/raised at admission"
+  check "7: its spec asks for its declared 100m again" same "$(pod_cpu_limit "$pod")" 100m
+  check "7: the kubelet runs it at 100m" same "$(kubelet_cpu_limit "$pod")" 100m
+  check "7: $pod is Ready" wait_for 30 "$pod Ready" pod_ready "$pod"
+}
+
 main() {
   preflight
   local started=$SECONDS phase_started
@@ -483,7 +534,8 @@ main() {
   else fail "0: helm install in webhook mode"; diagnose none; echo "$PASSED passed, $FAILED failed"; exit 1; fi
   check "0: the webhook configuration has danki's caBundle" wait_for 60 "the caBundle" ca_bundle_published
   light_app light
-  for phase in phase_opt_in_no_rollout phase_scale_up phase_opt_out phase_unreachable phase_rotation phase_mode_switch; do
+  for phase in phase_opt_in_no_rollout phase_scale_up phase_opt_out phase_unreachable phase_rotation phase_mode_switch \
+    phase_boost_at_admission; do
     phase_started=$SECONDS
     "$phase"
     echo "     ($phase: $((SECONDS - phase_started)) s)"

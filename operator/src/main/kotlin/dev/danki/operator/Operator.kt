@@ -44,6 +44,7 @@ import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupAttempts
 import dev.danki.operator.warmup.WarmupPool
 import dev.danki.operator.warmup.WarmupPools
+import dev.danki.operator.webhook.BoostAdmission
 import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.OptInReads
 import dev.danki.operator.webhook.UnlabeledPods
@@ -76,7 +77,16 @@ class Operator(
             local = poolOf(config, config.concurrency, gauges::local),
             runners = config.runnerImage?.let { poolOf(config, config.runnerConcurrency, gauges::runners) },
         )
-    val webhook = config.webhook?.let { Webhook(it, client, caches, metrics, config.runnerImage, config.identity) }
+
+    /** Reads each Deployment's warm-up plan; a custom flow needs the runner pods, which the runner image gives. */
+    private val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = config.runnerImage != null)
+
+    // with the boost allowed, the webhook raises it at admission; the resize while gated is the fallback
+    val webhook =
+        config.webhook?.let {
+            val boost = if (config.cpuBoost) BoostAdmission(parser) else null
+            Webhook(it, client, caches, metrics, config.runnerImage, config.identity, boost)
+        }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
     private val history = RunHistory(client, config.historyRetention) { ns, name -> caches.deployments.get(ns, name) }
     private val completions = WarmupCompletions()
@@ -115,7 +125,6 @@ class Operator(
                     config.runnerResources?.let { RunnerPodSpec.resourcesOf(it) } ?: RunnerPodSpec.DEFAULT_RESOURCES
                 RunnerPods(client, leadership, image, resources)
             }
-        val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = runnerPods != null)
         // the first bytes of a pod's log: a training JVM that would not start, a pod's JVM that refused its cache
         val podLogs = PodLogHead(client)
         trainer =

@@ -37,9 +37,16 @@ sealed interface BoostDecision {
 
         /**
          * [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
-         * boost); null to read it from the pod.
+         * boost); null to read it from the pod. [guaranteed]: the pod's QoS class is Guaranteed (at
+         * admission the API server has not written it yet: [PodQos.guaranteed] reads it from the spec).
          */
-        fun of(pod: Pod, port: Int, boostMillis: Long, own: OwnCpu? = null): BoostDecision {
+        fun of(
+            pod: Pod,
+            port: Int,
+            boostMillis: Long,
+            own: OwnCpu? = null,
+            guaranteed: Boolean = pod.status?.qosClass == GUARANTEED,
+        ): BoostDecision {
             val containers = pod.spec?.containers.orEmpty()
             val container =
                 containers.firstOrNull { c -> c.name == own?.container }
@@ -54,14 +61,7 @@ sealed interface BoostDecision {
                 val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
                 return Skip("container ${container.name}'s CPU limit $what")
             }
-            val request =
-                if (own !=
-                    null
-                ) {
-                    own.requestMillis
-                } else {
-                    requestOf(container).takeIf { pod.status?.qosClass == GUARANTEED }
-                }
+            val request = if (own != null) own.requestMillis else requestOf(container).takeIf { guaranteed }
             return Boost(container.name, limit, boostMillis, request)
         }
 

@@ -100,11 +100,11 @@ class CpuBoost(
     }
 
     /**
-     * Restores the boost a leader left on a run's pod when the run ends without its warm-up (failed on
-     * its deadline, released, superseded, closed from its gate); returns the record as it ended, or null
-     * when none was left.
+     * Restores the boost left on a pod when its run ends without its warm-up (failed on its deadline,
+     * released, superseded, closed from its gate): one a leader left in the run's [status], or the one the
+     * webhook raised at admission. Returns the record as it ended, or null when none was left.
      */
-    fun restoreLeft(pod: Pod, status: WarmupRunStatus?): CpuBoostStatus? = leftIn(status)?.also { end(pod, it) }
+    fun restoreLeft(pod: Pod, status: WarmupRunStatus?): CpuBoostStatus? = leftOn(pod, status)?.also { end(pod, it) }
 
     private fun restore(pod: Pod, record: CpuBoostStatus) {
         if (record.state != CpuBoostStatus.BOOSTED) return
@@ -200,6 +200,42 @@ class CpuBoost(
         private val json = ObjectMapper()
 
         /**
+         * The boost still on [pod]: one a leader left in its run's [status], else the one the webhook raised
+         * at admission ([fromAdmission]). Null when neither is.
+         */
+        fun leftOn(pod: Pod, status: WarmupRunStatus?): CpuBoostStatus? = leftIn(status) ?: fromAdmission(pod)
+
+        /**
+         * The boost the webhook raised at [pod]'s admission, as a record of state Boosted, while its spec
+         * still asks for more than its declared CPU ([DeclaredCpu]); null when it has none or is restored.
+         * The declared CPU is read from the pod, where a tenant may have edited it: a restore never goes
+         * above what the container has now, so an edited value can at most keep the boost the pod has.
+         */
+        fun fromAdmission(pod: Pod): CpuBoostStatus? {
+            val declared = DeclaredCpu.of(pod) ?: return null
+            val container =
+                pod.spec
+                    ?.containers
+                    .orEmpty()
+                    .firstOrNull { it.name == declared.container } ?: return null
+            val limit =
+                CpuQuantity.millisOf(container.resources?.limits?.get(CPU))?.takeIf { it > declared.limitMillis }
+                    ?: return null
+            val request = CpuQuantity.millisOf(container.resources?.requests?.get(CPU))
+            val fromRequest = declared.requestMillis?.takeIf { request != null && it <= request }
+            return CpuBoostStatus().apply {
+                this.container = declared.container
+                cpu = CpuQuantity.format(limit)
+                fromLimit = CpuQuantity.format(declared.limitMillis)
+                this.fromRequest = fromRequest?.let { CpuQuantity.format(it) }
+                state = CpuBoostStatus.BOOSTED
+                summary = "$fromLimit->$cpu"
+                boostedAt = pod.metadata?.creationTimestamp
+                message = "raised at admission"
+            }
+        }
+
+        /**
          * A copy of the boost a leader left in a run's [status]: state Boosted, as it stopped before the
          * restore. A copy, as the status may be the informer's. Null when it left none.
          */
@@ -214,6 +250,7 @@ class CpuBoost(
         private val RESTORE_WAIT: Duration = Duration.ofSeconds(10)
         private const val DEFERRED = "Deferred"
         private const val NOT_FOUND = 404
+        private const val CPU = "cpu"
 
         /** A 4xx is the API server's no; anything else may have lost an answer to a resize that was applied. */
         private val CLIENT_ERRORS = 400..499

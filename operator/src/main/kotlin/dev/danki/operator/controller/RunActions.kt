@@ -37,7 +37,8 @@ class RunActions(
     fun release(ctx: RunContext) {
         val startedHere = pool.cancelPod(ctx.podKey)
         val run = ctx.cachedRun?.takeIf { ctx.retry.latest?.phase in OPEN_PHASES }
-        val boost = run?.let { restoreLeft(ctx.pod, it, startedHere) }
+        // a pod boosted at admission is released at its declared CPU, also before any run of its own
+        val boost = if (run != null) restoreLeft(ctx.pod, run, startedHere) else boosts.restoreLeft(ctx.pod, null)
         gate.write(ctx.pod, GateRule.disabled())
         run ?: return
         val why = "${GateRule.DISABLED_MESSAGE} before it ended"
@@ -163,8 +164,9 @@ class RunActions(
             retryCause = ctx.retry.check.cause ?: earlier?.retryCause
             retryTime = if (ctx.retry.asked) RunStatuses.stamp(Instant.now()) else earlier?.retryTime
             if (retries == 0) retries = null
-            // a leader that stopped mid-warm-up left the pod boosted: its own CPU is only in this record
-            cpuBoost = CpuBoost.leftIn(ctx.cachedRun?.status)
+            // a leader that stopped mid-warm-up left the pod boosted (its own CPU is only in that record), or
+            // the webhook boosted it at admission (its declared CPU is on the pod)
+            cpuBoost = CpuBoost.leftOn(ctx.pod, ctx.cachedRun?.status)
         }
 
     companion object {

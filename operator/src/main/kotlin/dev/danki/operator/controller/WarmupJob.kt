@@ -99,10 +99,11 @@ class WarmupJob(
         // a custom flow runs in runner pods, the built-in plan in the operator's own k6
         val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
         val runs = PhaseRuns(where, request, task, Listener(input, plan))
-        if (plan.warmupCpuMillis == null && status.cpuBoost == null) {
-            runs.send(WarmupPhase.ALL)
-        } else {
-            boosted(input, plan, runs)
+        val admitted = CpuBoost.fromAdmission(pod)
+        when {
+            admitted != null -> boostedSinceAdmission(input, admitted, runs)
+            plan.warmupCpuMillis == null && status.cpuBoost == null -> runs.send(WarmupPhase.ALL)
+            else -> boosted(input, plan, runs)
         }
         return runs.result()
     }
@@ -136,11 +137,37 @@ class WarmupJob(
         if (runs.completed) runs.send(WARM)
     }
 
+    /**
+     * A pod the webhook boosted at admission: its JVM started, loaded and compiled at the boost, and its cold
+     * pass and warm-up run at it too; its declared CPU is back before the warm pass, and so before record()
+     * sets its gate, whatever the outcome. The record is the pod's own ([CpuBoost.fromAdmission]): this
+     * run's copy of it only shows it, and a new leader finds it on the pod without it.
+     */
+    private fun boostedSinceAdmission(input: Input, admitted: CpuBoostStatus, runs: PhaseRuns) {
+        val status = input.status
+        status.cpuBoost = admitted
+        writeProgress(input, status)
+        try {
+            if (runs.send(COLD)) runs.send(WARMUP)
+        } finally {
+            boosts.end(input.ref.pod, status.cpuBoost)
+        }
+        if (runs.completed) runs.send(WARM)
+    }
+
     private fun record(input: Input, plan: WarmupPlan, result: AttemptsResult) {
         val ref = input.ref
         val status = input.status
         val log = log.atInfo().addKeyValue("namespace", ref.namespace).addKeyValue("pod", ref.pod.metadata.name)
+        val notRestored = status.cpuBoost?.takeIf { it.state == CpuBoostStatus.NOT_RESTORED }
         when (val outcome = result.outcome) {
+            is K6Outcome.Completed if notRestored != null -> {
+                status.attempts = result.attempts
+                val why = "warmed, but its CPU is still above what it declared: ${notRestored.message ?: ""}"
+                recorder.failed(ref, status, Keys.RunConditions.REASON_CPU_BOOST_NOT_RESTORED, why)
+                log.addKeyValue("reason", Keys.RunConditions.REASON_CPU_BOOST_NOT_RESTORED).log("warm-up failed")
+            }
+
             is K6Outcome.Completed -> {
                 // to the first attempt: a retry after a not-yet-listening target is not reaction time
                 val first = result.firstRequestAtMillis

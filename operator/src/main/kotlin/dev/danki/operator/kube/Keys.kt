@@ -206,6 +206,12 @@ object Keys {
         const val REASON_TOO_MANY_ERRORS = "TooManyErrors"
         const val REASON_TARGET_REFUSED = "TargetRefused"
 
+        /**
+         * The warm-up completed, but the pod's CPU boost could not be put back: it would join its Service
+         * above its declared CPU, so its gate follows the failure policy, and the run and a metric say why.
+         */
+        const val REASON_CPU_BOOST_NOT_RESTORED = "CpuBoostNotRestored"
+
         /** The warm-up waited for a slot until its deadline: danki's side, so a held pod is tried again. */
         const val REASON_QUEUE_TIMEOUT = "QueueTimeout"
 
@@ -225,6 +231,14 @@ object Keys {
         /** The pod a runner warms. */
         const val FOR_POD = "${PREFIX}for-pod"
     }
+
+    /**
+     * Annotation on a pod whose CPU the webhook raised at admission (`danki.dev/warmup-cpu`): the warmed
+     * container's declared CPU, which the operator restores before the warm pass. On the pod itself, so a
+     * new leader restores it from the pod alone. Its value is JSON, written by the webhook over any the
+     * pod came with ([dev.danki.operator.boost.DeclaredCpu]).
+     */
+    const val DECLARED_CPU_ANNOTATION = "${PREFIX}declared-cpu"
 
     /** The AOT cache: its training pod, its store, and what the webhook adds to a Deployment's new pods. */
     object Aot {

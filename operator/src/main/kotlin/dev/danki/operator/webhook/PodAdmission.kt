@@ -27,6 +27,8 @@ class PodAdmission(
     private val serialization: KubernetesSerialization,
     /** Gives warmed pods their Deployment's AOT cache; null when the feature is off. */
     private val aot: AotAdmission? = null,
+    /** Raises warmed pods' CPU at creation (`danki.dev/warmup-cpu`); null without `cpuBoost.enabled`. */
+    private val boost: BoostAdmission? = null,
 ) {
     private val log = LoggerFactory.getLogger(PodAdmission::class.java)
 
@@ -88,13 +90,12 @@ class PodAdmission(
 
     private fun patchOf(namespace: String, deploymentName: String, pod: Pod, found: OptInLookup.Found): Patch {
         val gate = PodMutation.patchFor(pod, found.deployment, found.namespaceLabels)
-        // the cache is trained on the warm-up plan: a pod that is not warmed is not given it
-        val cache =
-            if (aot != null && found.deployment != null && PodMutation.warms(found.deployment, found.namespaceLabels)) {
-                aot.patchFor(namespace, pod, found.deployment)
-            } else {
-                emptyList()
-            }
+        // the boost and the cache are for the warm-up: a pod that is not warmed is given neither
+        val warmed = found.deployment?.takeIf { PodMutation.warms(it, found.namespaceLabels) }
+        val boosted = warmed?.let { boost?.patchFor(pod, it) }
+        // the cache's patch sees the pod as the boost's leaves it (both add annotations)
+        val cache = warmed?.let { aot?.patchFor(namespace, boosted?.pod ?: pod, it) }.orEmpty()
+        val extra = boosted?.ops.orEmpty() + cache
         // both ways, so that a pod that should have been gated shows how its Deployment was looked up
         log
             .atDebug()
@@ -104,7 +105,7 @@ class PodAdmission(
             .addKeyValue("lookup", found.how)
             .addKeyValue("found", found.deployment != null)
             .log(if (PodMutation.addsGate(gate)) "pod gated at admission" else "pod admitted without the gate")
-        return Patch(PodMutation.addsGate(gate), gate + cache, found.how)
+        return Patch(PodMutation.addsGate(gate), gate + extra, found.how)
     }
 
     /** The API server sends the pod with its apiVersion and kind, so it arrives typed; a bare object is converted. */

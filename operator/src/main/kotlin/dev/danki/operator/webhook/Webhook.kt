@@ -20,6 +20,8 @@ class Webhook(
     runnerImage: String? = null,
     /** This replica's pod (OperatorConfig.identity): what [drain] waits for the Service to drop. */
     private val podName: String = "",
+    /** The CPU boost from admission; null without `cpuBoost.enabled`. */
+    boost: BoostAdmission? = null,
 ) {
     private val log = LoggerFactory.getLogger(Webhook::class.java)
     private val keys = ServingKeys()
@@ -47,7 +49,7 @@ class Webhook(
             }
         }
     val server =
-        WebhookServer(settings.port, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization, aot))
+        WebhookServer(settings.port, keys, PodAdmission(metrics, lookup, client.kubernetesSerialization, aot, boost))
     private val warmup = WebhookWarmup({ server.port }, keys, settings.namespace)
     private val rotation =
         CertificateRotation(

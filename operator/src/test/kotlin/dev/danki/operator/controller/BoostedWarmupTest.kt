@@ -117,6 +117,50 @@ class BoostedWarmupTest {
         status.attempts shouldBe 3
     }
 
+    /** [pod] as the webhook admits it with a boost to 1: its spec at the boost, its declared 200m on it. */
+    private fun boostedAtAdmission(declared: String = """{"container":"app","limit":"200m"}""") {
+        pod.spec.containers[0]
+            .resources.limits["cpu"] = Quantity("1")
+        pod.metadata.annotations = mapOf(Keys.DECLARED_CPU_ANNOTATION to declared)
+    }
+
+    @Test
+    fun `a pod boosted at admission runs its cold pass and warm-up at the boost, its warm pass at its own CPU`() {
+        boostedAtAdmission()
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        // no resize up: the JVM started at the boost; the one resize puts the declared CPU back
+        steps shouldBe listOf("k6 cold", "k6 warmup", "resize 200m", "k6 warm")
+        status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
+        status.cpuBoost!!.summary shouldBe "200m->1"
+        verify { recorder.succeeded(any(), status, any(), any()) }
+    }
+
+    @Test
+    fun `a pod boosted at admission is restored even when its Deployment no longer asks for a boost`() {
+        boostedAtAdmission()
+        warmUp(WarmupPlan(port = 8080))
+        steps shouldBe listOf("k6 cold", "k6 warmup", "resize 200m", "k6 warm")
+    }
+
+    @Test
+    fun `a declared CPU edited above what the pod has is not restored to, and the pod is not boosted further`() {
+        // a tenant's edit of the annotation: danki never resizes a container up from it
+        boostedAtAdmission("""{"container":"app","limit":"4"}""")
+        warmUp(WarmupPlan(port = 8080))
+        steps shouldBe listOf("k6 cold,warmup,warm")
+        CpuBoost.fromAdmission(pod) shouldBe null
+    }
+
+    @Test
+    fun `a restore the kubelet does not apply fails the run with its reason, so the gate follows the failure policy`() {
+        boostedAtAdmission()
+        every { resize.await(any(), any(), 200L, any()) } returns PodResize.Outcome.NotApplied("Infeasible", "no")
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        status.cpuBoost!!.state shouldBe CpuBoostStatus.NOT_RESTORED
+        verify { recorder.failed(any(), status, Keys.RunConditions.REASON_CPU_BOOST_NOT_RESTORED, any()) }
+        verify { boostEvents.warning(any(), Keys.EventReasons.CPU_BOOST_NOT_RESTORED, any()) }
+    }
+
     @Test
     fun `without a boost asked for, the warm-up is one k6 run of all three phases`() {
         warmUp(WarmupPlan(port = 8080))

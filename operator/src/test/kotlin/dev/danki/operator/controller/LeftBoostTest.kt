@@ -13,7 +13,10 @@ import dev.danki.operator.testkit.readyGatedPodRun
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
 import dev.danki.operator.warmup.WarmupPools
+import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodConditionBuilder
+import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder
 import io.kotest.matchers.shouldBe
 import io.mockk.every
 import io.mockk.mockk
@@ -43,7 +46,14 @@ class LeftBoostTest {
     private val actions =
         RunActions(mockk<RunStore>(relaxed = true), gate, recorder, pool, mockk(relaxed = true), mockk(), boosts)
 
-    private fun context(run: WarmupRun? = this.run, restarts: Int = 0) =
+    /** A pod the webhook boosted at admission: its spec at 1 CPU, its declared 200m on the pod itself. */
+    private val admitted =
+        readyGatedPod().apply {
+            spec.containers[0].resources = ResourceRequirementsBuilder().addToLimits("cpu", Quantity("1")).build()
+            metadata.annotations = mapOf(Keys.DECLARED_CPU_ANNOTATION to """{"container":"app","limit":"200m"}""")
+        }
+
+    private fun context(run: WarmupRun? = this.run, restarts: Int = 0, pod: Pod = this.pod) =
         RunContext(
             pod,
             "web-1",
@@ -67,6 +77,29 @@ class LeftBoostTest {
         ended shouldBe listOf("restored")
         // the informer's object is not the one restored
         run.status!!.cpuBoost!!.state shouldBe CpuBoostStatus.BOOSTED
+    }
+
+    @Test
+    fun `a pod boosted at admission and opted out before any run is released at its declared CPU`() {
+        actions.release(context(run = null, pod = admitted))
+        verifyOrder {
+            resize.request(admitted, "app", 200, null)
+            gate.write(admitted, any())
+        }
+        ended shouldBe listOf("restored")
+    }
+
+    @Test
+    fun `a new leader restores a boost from admission from the pod alone, the run having no record of it`() {
+        val failed = slot<WarmupRunStatus>()
+        val plain = readyGatedPodRun(WarmupRun.PHASE_RUNNING)
+        actions.fail(context(run = plain, pod = admitted), Keys.RunConditions.REASON_TIMEOUT, "no result")
+        verifyOrder {
+            resize.request(admitted, "app", 200, null)
+            recorder.failed(any(), capture(failed), Keys.RunConditions.REASON_TIMEOUT, any())
+        }
+        failed.captured.cpuBoost!!.summary shouldBe "200m->1"
+        failed.captured.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
     }
 
     @Test
