@@ -64,7 +64,7 @@ rm -rf "$OUT" && mkdir -p "$OUT/load"
 # ---- 1. build ------------------------------------------------------------------------------
 step 1/8 "building what is missing: the pinned tools the demo runs into bin/, the jars, the demo's images"
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
-  info "(a first run builds Kubernetes, k6, helm and CoreDNS from source: about 17 minutes on 2 cores)"
+  info "(a first run builds Kubernetes, k6, helm and CoreDNS from source: about 11 minutes on 2 cores)"
   # only what the demo runs: the cluster's tools and helm 4, not helm 3 (the chart suites' second helm) nor
   # the release and lint tools (syft, actionlint); the operator's and sample-service's images, not
   # spring-shop's, the JDK 25 ones or the test images
