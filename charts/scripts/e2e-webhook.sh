@@ -24,9 +24,13 @@
 #      template mode an opted-in Deployment rolls once with the gate in its template; back in webhook
 #      mode (with webhook.stripTemplateGates) that template keeps its gate (no rollout) until the
 #      Deployment opts out (one rollout).
+#   7. The CPU boost from admission (cpuBoost.enabled): a pod is created at its boost with its declared
+#      CPU on it, warmed, and restored to it before its gate; then the leader is killed while a boosted
+#      pod's warm-up runs, and the new leader still restores the pod's declared CPU before its gate.
 #
 # Env: KUBECTL, HELM3 (default: bin/), KUBECONFIG (default .cluster/admin.kubeconfig),
-#      IMAGE_TAG (default dev), E2E_WEBHOOK_TIMEOUT (s, default 180).
+#      IMAGE_TAG (default dev), E2E_WEBHOOK_TIMEOUT (s, default 180),
+#      E2E_WEBHOOK_PHASES (default all: the phase functions to run, e.g. "phase_boost_at_admission").
 # Ends with 'N passed, N failed'; exits 1 on any failure.
 set -euo pipefail
 
@@ -501,6 +505,7 @@ spec:
 EOF
 }
 
+run_phase() { ka get warmupruns "$1" -o jsonpath='{.status.phase}' 2>/dev/null || echo none; }
 run_boost() { ka get warmupruns -o jsonpath='{range .items[?(@.spec.deployment=="boosted")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}/{.status.cpuBoost.message}{end}'; }
 pod_cpu_limit() { ka get pod "$1" -o jsonpath='{.spec.containers[0].resources.limits.cpu}'; }
 kubelet_cpu_limit() { ka get pod "$1" -o jsonpath='{.status.containerStatuses[0].resources.limits.cpu}'; }
@@ -520,6 +525,21 @@ phase_boost_at_admission() {
   check "7: its spec asks for its declared 100m again" same "$(pod_cpu_limit "$pod")" 100m
   check "7: the kubelet runs it at 100m" same "$(kubelet_cpu_limit "$pod")" 100m
   check "7: $pod is Ready" wait_for 30 "$pod Ready" pod_ready "$pod"
+
+  # the leader killed between a pod's boost and its restore: the new leader has only the pod to go by
+  ka scale deploy boosted --replicas=2 >/dev/null
+  local known=$pod second leader
+  wait_for 60 "a second pod of boosted" bash -c "[[ -n \$(comm -23 <('$KUBECTL' -n '$APP' get pods -l app=boosted -o name | sed 's|pod/||' | sort) <(echo '$known')) ]]" || true
+  second=$(new_pod boosted "$known")
+  check "7: $second was admitted at its boost, its declared CPU on it" same "$(declared_cpu "$second")" '{"container":"http","limit":"100m"}'
+  leader=$(kc -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}')
+  if kc -n "$NS" delete pod "$leader" --grace-period=0 --force >/dev/null 2>&1; then
+    pass "7: killed the leader $leader ($second: $(pod_cpu_limit "$second"), run $(run_phase "$second"))"
+  else fail "7: killed the leader ${leader:-?}"; fi
+  if wait_for "$TIMEOUT" "$second decided" pod_gate_is "$second" True/WarmedUp; then pass "7: the new leader warmed $second (gate True, WarmedUp)"
+  else fail "7: the new leader warmed $second (gate True, WarmedUp)"; diagnose boosted; fi
+  check "7: $second's spec asks for its declared 100m again" same "$(pod_cpu_limit "$second")" 100m
+  check "7: the kubelet runs $second at 100m" same "$(kubelet_cpu_limit "$second")" 100m
 }
 
 main() {
@@ -534,8 +554,10 @@ main() {
   else fail "0: helm install in webhook mode"; diagnose none; echo "$PASSED passed, $FAILED failed"; exit 1; fi
   check "0: the webhook configuration has danki's caBundle" wait_for 60 "the caBundle" ca_bundle_published
   light_app light
-  for phase in phase_opt_in_no_rollout phase_scale_up phase_opt_out phase_unreachable phase_rotation phase_mode_switch \
-    phase_boost_at_admission; do
+  local phases=(phase_opt_in_no_rollout phase_scale_up phase_opt_out phase_unreachable phase_rotation phase_mode_switch
+    phase_boost_at_admission)
+  [[ -z ${E2E_WEBHOOK_PHASES:-} ]] || read -r -a phases <<<"$E2E_WEBHOOK_PHASES"
+  for phase in "${phases[@]}"; do
     phase_started=$SECONDS
     "$phase"
     echo "     ($phase: $((SECONDS - phase_started)) s)"
