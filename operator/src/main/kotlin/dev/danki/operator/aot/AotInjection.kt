@@ -2,6 +2,7 @@ package dev.danki.operator.aot
 
 import dev.danki.operator.config.AotSettings
 import dev.danki.operator.kube.AotCache
+import dev.danki.operator.kube.JsonPatchAdd
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.runner.Hardening
 import io.fabric8.kubernetes.api.model.Container
@@ -80,13 +81,22 @@ object AotInjection {
                 .build()
         val at = "/spec/containers/$index"
         return listOf(
-            addToMap("/metadata/annotations", pod.metadata?.annotations, Keys.Aot.CACHE_ANNOTATION, stored.sha256),
-            addToList("/spec/volumes", spec.volumes, TrainingPods.storeVolume(stored.claimName, true)),
-            op("/spec/volumes/-", copyVolume(stored.sizeBytes)),
-            addToList("/spec/initContainers", spec.initContainers, verifier(runnerImage, stored.sha256, stored.file)),
-            addToList("$at/volumeMounts", container.volumeMounts, copyMount),
+            JsonPatchAdd.toMap(
+                "/metadata/annotations",
+                pod.metadata?.annotations,
+                Keys.Aot.CACHE_ANNOTATION,
+                stored.sha256,
+            ),
+            JsonPatchAdd.toList("/spec/volumes", spec.volumes, TrainingPods.storeVolume(stored.claimName, true)),
+            JsonPatchAdd.op("/spec/volumes/-", copyVolume(stored.sizeBytes)),
+            JsonPatchAdd.toList(
+                "/spec/initContainers",
+                spec.initContainers,
+                verifier(runnerImage, stored.sha256, stored.file),
+            ),
+            JsonPatchAdd.toList("$at/volumeMounts", container.volumeMounts, copyMount),
             // `add` of a member that exists replaces it: the whole env, as JvmOptions returned it
-            op("$at/env", env),
+            JsonPatchAdd.op("$at/env", env),
         )
     }
 
@@ -192,17 +202,4 @@ object AotInjection {
         report "${Keys.Aot.VERIFIED} ${'$'}got"
         exit 0
         """.trimIndent()
-
-    /** Adds [value] to the list at [path]: the whole list when there is none yet (or an empty one), else appended. */
-    private fun addToList(path: String, existing: List<*>?, value: Any) =
-        if (existing.isNullOrEmpty()) op(path, listOf(value)) else op("$path/-", value)
-
-    /** Adds [key] to the map at [path]: the whole map when it is empty (fabric8 reads an absent one as empty). */
-    private fun addToMap(path: String, existing: Map<String, String>?, key: String, value: String) =
-        if (existing.isNullOrEmpty()) op(path, mapOf(key to value)) else op("$path/${escape(key)}", value)
-
-    private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
-
-    /** JSON Pointer escaping (RFC 6901): `~` then `/`. */
-    private fun escape(key: String) = key.replace("~", "~0").replace("/", "~1")
 }

@@ -4,6 +4,7 @@ import dev.danki.operator.boost.BoostDecision
 import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.boost.DeclaredCpu
 import dev.danki.operator.boost.PodQos
+import dev.danki.operator.kube.JsonPatchAdd
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.warmup.PlanParser
 import io.fabric8.kubernetes.api.model.Pod
@@ -35,28 +36,24 @@ class BoostAdmission(
         val at = "/spec/containers/$index/resources"
         val requests = spec.containers[index].resources?.requests
         val value = CpuQuantity.format(boost.toMillis)
-        val declared = DeclaredCpu(boost.container, boost.fromLimitMillis, boost.fromRequestMillis)
-        val annotations = pod.metadata?.annotations
-        val annotate =
-            if (annotations.isNullOrEmpty()) {
-                op("/metadata/annotations", mapOf(Keys.DECLARED_CPU_ANNOTATION to declared.annotation()))
-            } else {
-                // over any value the pod came with: the operator restores what this one says
-                op("/metadata/annotations/${escape(Keys.DECLARED_CPU_ANNOTATION)}", declared.annotation())
-            }
+        val declared = DeclaredCpu(boost.container, boost.fromLimitMillis, boost.fromRequestMillis).annotation()
         val ops =
             listOfNotNull(
                 // `add` of a member that exists replaces it
-                op("$at/limits/$CPU", value),
-                boost.fromRequestMillis?.let {
-                    if (requests == null) op("$at/requests", mapOf(CPU to value)) else op("$at/requests/$CPU", value)
-                },
-                annotate,
+                JsonPatchAdd.op("$at/limits/$CPU", value),
+                boost.fromRequestMillis?.let { JsonPatchAdd.toMap("$at/requests", requests, CPU, value) },
+                // over any value the pod came with: the operator restores what this one says
+                JsonPatchAdd.toMap(
+                    "/metadata/annotations",
+                    pod.metadata?.annotations,
+                    Keys.DECLARED_CPU_ANNOTATION,
+                    declared,
+                ),
             )
         val annotated =
             PodBuilder(pod)
                 .editMetadata()
-                .addToAnnotations(Keys.DECLARED_CPU_ANNOTATION, declared.annotation())
+                .addToAnnotations(Keys.DECLARED_CPU_ANNOTATION, declared)
                 .endMetadata()
                 .build()
         return Result(ops, annotated)
@@ -79,10 +76,5 @@ class BoostAdmission(
 
     private companion object {
         const val CPU = "cpu"
-
-        fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
-
-        /** JSON Pointer escaping (RFC 6901): `~` then `/`. */
-        fun escape(key: String) = key.replace("~", "~0").replace("/", "~1")
     }
 }

@@ -1,5 +1,6 @@
 package dev.danki.operator.webhook
 
+import dev.danki.operator.kube.JsonPatchAdd
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.PodOwners
 import dev.danki.operator.metrics.WarmupMetrics
@@ -141,8 +142,7 @@ object PodMutation {
         val addGate =
             when {
                 hasGate || !warms(deployment, namespaceLabels) -> null
-                gates.isNullOrEmpty() -> op(READINESS_GATES, listOf(mapOf("conditionType" to Keys.GATE_CONDITION)))
-                else -> op("$READINESS_GATES/-", mapOf("conditionType" to Keys.GATE_CONDITION))
+                else -> JsonPatchAdd.toList(READINESS_GATES, gates, mapOf("conditionType" to Keys.GATE_CONDITION))
             }
         // every gated pod is labelled, whoever gated it: the operator's pod cache holds only labelled pods
         val labels = pod.metadata?.labels
@@ -150,8 +150,7 @@ object PodMutation {
             when {
                 !hasGate && addGate == null -> null
                 labels?.get(Keys.WARMUP_LABEL) == Keys.WARMUP_LABEL_VALUE -> null
-                labels == null -> op("/metadata/labels", mapOf(Keys.WARMUP_LABEL to Keys.WARMUP_LABEL_VALUE))
-                else -> op("/metadata/labels/${escape(Keys.WARMUP_LABEL)}", Keys.WARMUP_LABEL_VALUE)
+                else -> JsonPatchAdd.toMap("/metadata/labels", labels, Keys.WARMUP_LABEL, Keys.WARMUP_LABEL_VALUE)
             }
         return listOfNotNull(addGate, addLabel)
     }
@@ -168,9 +167,4 @@ object PodMutation {
         deployment != null && WarmupSwitch.of(deployment, namespaceLabels) == WarmupSwitch.ENABLED
 
     private const val READINESS_GATES = "/spec/readinessGates"
-
-    private fun op(path: String, value: Any) = mapOf("op" to "add", "path" to path, "value" to value)
-
-    /** JSON Pointer escaping (RFC 6901): `~` then `/`. */
-    private fun escape(key: String) = key.replace("~", "~0").replace("/", "~1")
 }
