@@ -89,6 +89,18 @@ object Fixtures {
             .endSpec()
             .build()
 
+    /**
+     * [gatedPod] as the webhook did not see it: without danki's label and, unless [gated] (its own
+     * template's gate), without the gate. The operator's pod cache does not hold it.
+     */
+    fun unlabeledPod(namespace: String, deployment: String, name: String, port: Int, gated: Boolean = false): Pod =
+        PodBuilder(gatedPod(namespace, deployment, name, port))
+            .editMetadata()
+            .removeFromLabels(Keys.WARMUP_LABEL)
+            .endMetadata()
+            .apply { if (!gated) editSpec().withReadinessGates().endSpec() }
+            .build()
+
     /** Writes what a kubelet would: running, ContainersReady True, a pod IP, a restart count. */
     fun markReady(client: KubernetesClient, pod: Pod, ip: String, restarts: Int = 0) {
         val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()

@@ -11,7 +11,6 @@ import dev.danki.operator.webhook.MissedGates
 import dev.danki.operator.webhook.OptInLookup
 import dev.danki.operator.webhook.OptInReads
 import io.fabric8.kubernetes.api.model.Pod
-import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.apps.DeploymentStatus
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder
@@ -95,17 +94,7 @@ class UngatedPodsIT {
 
     /** A pod as the ReplicaSet creates it when the webhook did not answer: neither gate nor label. */
     private fun ungatedPod(deployment: String, name: String): Pod =
-        createdByReplicaSet(
-            deployment,
-            PodBuilder(Fixtures.gatedPod(space.ns, deployment, name, 8080))
-                .editMetadata()
-                .removeFromLabels(Keys.WARMUP_LABEL)
-                .endMetadata()
-                .editSpec()
-                .withReadinessGates()
-                .endSpec()
-                .build(),
-        )
+        createdByReplicaSet(deployment, Fixtures.unlabeledPod(space.ns, deployment, name, 8080))
 
     /**
      * Creates [pod], then moves its Deployment's status as the Deployment controller does when the
@@ -146,13 +135,10 @@ class UngatedPodsIT {
     fun `only labelled pods are cached, and a gated pod without the label is replaced`() {
         space.create(Fixtures.deployment(space.ns, "unseen-gate", mapOf(Annotations.WARMUP to "enabled")))
         // its template's gate, admitted while the webhook was away: gated, but not labelled
-        val gatedOnly =
-            PodBuilder(Fixtures.gatedPod(space.ns, "unseen-gate", "unseen-gate-1", 8080))
-                .editMetadata()
-                .removeFromLabels(Keys.WARMUP_LABEL)
-                .endMetadata()
-                .build()
-        createdByReplicaSet("unseen-gate", gatedOnly)
+        createdByReplicaSet(
+            "unseen-gate",
+            Fixtures.unlabeledPod(space.ns, "unseen-gate", "unseen-gate-1", 8080, gated = true),
+        )
         eventually(Duration.ofSeconds(20)) {
             space.pod("unseen-gate-1") shouldBe null
             reasons("unseen-gate") shouldContain Keys.EventReasons.POD_NOT_LABELED
