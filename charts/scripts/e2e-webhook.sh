@@ -97,7 +97,14 @@ spec:
 EOF
 }
 
-light_app() { # NAME: a small opted-in Deployment (a Python process), for the many pods of 4-6
+# light_app NAME [BOOST LIMIT]: a small opted-in Deployment (a Python process), for the many pods of 4-7;
+# with BOOST, its container's CPU limit is LIMIT and danki.dev/warmup-cpu asks for BOOST
+light_app() {
+  local boost="" resources=""
+  if (($# > 1)); then
+    boost="danki.dev/warmup-cpu: $2"
+    resources="resources: {requests: {cpu: 50m}, limits: {cpu: $3}}"
+  fi
   ka apply -f - >/dev/null <<EOF
 apiVersion: apps/v1
 kind: Deployment
@@ -105,6 +112,7 @@ metadata:
   name: $1
   annotations:
     danki.dev/warmup: enabled
+    $boost
     danki.dev/requests: "40"
     danki.dev/rate: "40"
     danki.dev/min-warmup-requests: "0"
@@ -122,6 +130,7 @@ spec:
           env: [{name: PORT, value: "8080"}]
           ports: [{name: http, containerPort: 8080}]
           readinessProbe: {httpGet: {path: /, port: http}, periodSeconds: 1}
+          $resources
 EOF
 }
 
@@ -475,36 +484,6 @@ phase_mode_switch() {
   check "6: opting out: after the rollout no live pod of light is held by the gate${held:+ (held:$held)}" same "$held" ""
 }
 
-boosted_app() { # NAME: light_app with a CPU limit of 100m, boosted to 300m from its admission
-  ka apply -f - >/dev/null <<EOF
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: $1
-  annotations:
-    danki.dev/warmup: enabled
-    danki.dev/warmup-cpu: 300m
-    danki.dev/requests: "40"
-    danki.dev/rate: "40"
-    danki.dev/min-warmup-requests: "0"
-    danki.dev/max-warmup-requests: "200"
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: $1}}
-  template:
-    metadata: {labels: {app: $1}}
-    spec:
-      terminationGracePeriodSeconds: 2
-      containers:
-        - name: http
-          image: danki/http-status:$IMAGE_TAG
-          env: [{name: PORT, value: "8080"}]
-          ports: [{name: http, containerPort: 8080}]
-          readinessProbe: {httpGet: {path: /, port: http}, periodSeconds: 1}
-          resources: {requests: {cpu: 50m}, limits: {cpu: 100m}}
-EOF
-}
-
 run_phase() { ka get warmupruns "$1" -o jsonpath='{.status.phase}' 2>/dev/null || echo none; }
 run_boost() { ka get warmupruns -o jsonpath='{range .items[?(@.spec.deployment=="boosted")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}/{.status.cpuBoost.message}{end}'; }
 pod_cpu_limit() { ka get pod "$1" -o jsonpath='{.spec.containers[0].resources.limits.cpu}'; }
@@ -514,7 +493,7 @@ declared_cpu() { ka get pod "$1" -o jsonpath='{.metadata.annotations.danki\.dev/
 phase_boost_at_admission() {
   if helm_install --set cpuBoost.enabled=true; then pass "7: helm upgrade with cpuBoost.enabled"
   else fail "7: helm upgrade with cpuBoost.enabled"; return; fi
-  boosted_app boosted
+  light_app boosted 300m 100m
   local pod
   wait_for 60 "a pod of boosted" bash -c "[[ -n \$('$KUBECTL' -n '$APP' get pods -l app=boosted -o name) ]]" || true
   pod=$(pod_names boosted | head -1)
