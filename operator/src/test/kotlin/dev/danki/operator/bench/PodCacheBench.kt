@@ -1,6 +1,7 @@
 package dev.danki.operator.bench
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.e2e.OperatorProcess
 import dev.danki.operator.it.Fixtures
 import dev.danki.operator.it.TestApiServer
 import dev.danki.operator.kube.Keys
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext
 import io.fabric8.kubernetes.client.dsl.base.PatchType
 import org.junit.jupiter.api.Test
 import java.io.File
+import java.net.ServerSocket
 import java.nio.file.Files
 import java.time.Duration
 import java.time.Instant
@@ -85,17 +87,20 @@ class PodCacheBench {
         File(certs, Keys.WebhookSecret.TLS_CERT).writeText(Certificates.pem(serving.certificate))
         File(certs, Keys.WebhookSecret.TLS_KEY).writeText(Certificates.pem(serving.key))
         return mapOf(
+            // the JVM as the image runs it under the chart's memory limit, not this machine's RAM (its
+            // initial heap, 1/64 of that, is what a process touches first)
+            "JAVA_TOOL_OPTIONS" to
+                "-XX:MaxRAM=${CONTAINER_LIMIT_MIB}m -XX:MaxRAMPercentage=25 -XX:+ExitOnOutOfMemoryError",
             "KUBECONFIG" to kubeconfig.path,
-            "POD_NAME" to "danki-bench-cache",
             "POD_NAMESPACE" to NS,
+            // no runner pods, as the chart installs danki by default
+            "DANKI_RUNNER_IMAGE" to "",
             "DANKI_LEADER_ELECTION" to "false",
             "DANKI_GATE_INJECTION" to "webhook",
             "DANKI_WEBHOOK_CERT_DIR" to certs.path,
             "DANKI_WEBHOOK_SERVICE" to "danki-bench",
             "DANKI_WEBHOOK_CONFIGURATION" to "danki-bench",
-            "DANKI_WEBHOOK_PORT" to OperatorProcess.freePort().toString(),
-            "DANKI_K6_BINARY" to File(TestApiServer.repo, "bin/k6").path,
-            "DANKI_K6_SCRIPT" to File(TestApiServer.repo, "k6-scripts/warmup.js").path,
+            "DANKI_WEBHOOK_PORT" to ServerSocket(0).use { it.localPort }.toString(),
         )
     }
 
@@ -124,7 +129,17 @@ class PodCacheBench {
 
     /** A pod as its ReplicaSet makes it, with what a real one carries: env, resources, a probe. */
     private fun pod(deployment: String, name: String, optedIn: Boolean): Pod {
-        val base = if (optedIn) Fixtures.gatedPod(NS, deployment, name, PORT) else plainPod(deployment, name)
+        val base =
+            if (optedIn) {
+                Fixtures.gatedPod(
+                    NS,
+                    deployment,
+                    name,
+                    PORT,
+                )
+            } else {
+                Fixtures.unlabeledPod(NS, deployment, name, PORT)
+            }
         return PodBuilder(base)
             .editSpec()
             .editFirstContainer()
@@ -154,16 +169,6 @@ class PodCacheBench {
             .endSpec()
             .build()
     }
-
-    private fun plainPod(deployment: String, name: String): Pod =
-        PodBuilder(Fixtures.gatedPod(NS, deployment, name, PORT))
-            .editMetadata()
-            .removeFromLabels(Keys.WARMUP_LABEL)
-            .endMetadata()
-            .editSpec()
-            .withReadinessGates()
-            .endSpec()
-            .build()
 
     /** Running and Ready as a kubelet writes it; a danki pod's gate is True already (decided earlier). */
     private fun writeStatus(pod: Pod, i: Int, decided: Boolean) {
@@ -212,32 +217,39 @@ class PodCacheBench {
     /** [TRIALS] starts of each build, the builds taking turns so that the machine's load weighs on each alike. */
     private fun trials(builds: List<Pair<String, File>>, env: Map<String, String>, count: Int, work: File) =
         (1..TRIALS).flatMap { trial ->
-            builds.map { (build, jar) ->
-                trial(build, jar, env, count, trial, File(work, "operator-$build-$count-$trial.log"))
-                    .also { println("bench-cache: $it") }
+            builds.mapIndexed { index, (build, jar) ->
+                val operator = { OperatorProcess("bench-cache-$index-$count-$trial", emptyList(), NS, work, env, jar) }
+                trial(build, operator, count, trial).also { println("bench-cache: $it") }
             }
         }
 
-    /** One start of [jar] with [count] pods in the cluster; the probe pod is made anew, undecided. */
-    private fun trial(build: String, jar: File, env: Map<String, String>, count: Int, trial: Int, log: File): Trial {
+    /**
+     * One start of [build] (an operator process in webhook mode, all namespaces watched, from [start]) with
+     * [count] pods in the cluster; the probe pod is made anew, undecided.
+     */
+    private fun trial(build: String, start: () -> OperatorProcess, count: Int, trial: Int): Trial {
         resetProbe()
         val started = System.nanoTime()
-        OperatorProcess(jar, env, log).use { operator ->
+        val operator = start()
+        val log = operator.log
+        try {
             var ready: Double? = null
             var decided: Double? = null
             val deadline = started + DECISION_TIMEOUT.toNanos()
             // ready comes after the first decision when the webhook's warm-up takes longer than the sync
             while (decided == null || ready == null) {
-                check(operator.alive()) { "the operator exited; see $log" }
+                check(operator.isAlive()) { "the operator exited; see $log" }
                 check(System.nanoTime() < deadline) { "not ready and decided within $DECISION_TIMEOUT; see $log" }
                 if (ready == null && operator.ready()) ready = seconds(started)
                 if (decided == null && probeDecided()) decided = seconds(started)
                 Thread.sleep(POLL_MILLIS)
             }
             Thread.sleep(SETTLE.toMillis())
-            val rss = operator.rssMib()
-            val heap = operator.liveHeapMib()
+            val rss = ProcessMemory.rssMib(operator.pid)
+            val heap = ProcessMemory.liveHeapMib(operator.pid)
             return Trial(build, count, trial, checkNotNull(ready), checkNotNull(decided), rss, heap, loadAverage())
+        } finally {
+            operator.stop()
         }
     }
 
@@ -312,7 +324,7 @@ class PodCacheBench {
                     "${Runtime.getRuntime().availableProcessors()} cores, JDK ${Runtime.version()}, " +
                     "1-minute load average ${trials.minOf { it.load }}-${trials.maxOf { it.load }} at the samples.",
                 "The operator jar runs as a process of its own in webhook mode (the image's JVM flags under the",
-                "chart's 2 GiB limit: a ${OperatorProcess.HEAP_MIB} MiB heap) against a real kube-apiserver with etcd",
+                "chart's 2 GiB limit: a ${CONTAINER_LIMIT_MIB / 4} MiB heap) against a real kube-apiserver with etcd",
                 "on the same machine. Half the pods are an opted-in Deployment's (gated, labelled, decided), half",
                 "are Deployments' that are not opted in; $PODS_PER_DEPLOYMENT pods per Deployment, each with the",
                 "status a kubelet writes. $TRIALS starts of the operator per row, median (min-max):",
@@ -349,6 +361,9 @@ class PodCacheBench {
 
     private companion object {
         const val NS = "danki-bench-cache"
+
+        /** The chart's memory limit (values.yaml `resources.limits.memory`); the image's heap is 25 % of it. */
+        const val CONTAINER_LIMIT_MIB = 2048
         const val PROBE = "probe"
         const val PROBE_POD = "probe-${Fixtures.HASH}-x"
         val PROBE_PLAN = mapOf(Keys.Annotations.WARMUP to "enabled", Keys.Annotations.REQUESTS to "lots")

@@ -17,9 +17,12 @@ class OperatorProcess(
     logDir: File,
     /** More settings (DANKI_CONCURRENCY, ...), over the defaults below. */
     env: Map<String, String> = emptyMap(),
+    /** The operator-all.jar to run (by default DANKI_OPERATOR_JAR, else this tree's). */
+    build: File? = null,
 ) {
     private val repo = File(System.getenv("DANKI_REPO") ?: "..").canonicalFile
-    private val jar = System.getenv("DANKI_OPERATOR_JAR") ?: File(repo, "operator/target/operator-all.jar").path
+    private val jar =
+        build?.path ?: System.getenv("DANKI_OPERATOR_JAR") ?: File(repo, "operator/target/operator-all.jar").path
     private val script = File(repo, "k6-scripts/warmup.js").path
     val port = ServerSocket(0).use { it.localPort }
     val log = File(logDir, "$identity.log")
