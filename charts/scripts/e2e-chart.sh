@@ -254,8 +254,9 @@ run_suite() {
   local app="$ns-app" other="$ns-other" sa="danki-e2e-$short"
   # Template mode, explicitly: this test is about RBAC and the template opt-out and repair; webhook
   # mode (the default) is tested by the operator's WebhookE2E.
+  # cpuBoost off as the baseline the rules below list (auto would turn it on here); 3b turns it on
   local common=(--namespace "$ns" --set "image.tag=$IMAGE_TAG" --set "leaderElection.leaseName=$LEASE"
-    --set logging.format=text --set gateInjection=template --wait --timeout "${TIMEOUT}s")
+    --set logging.format=text --set gateInjection=template --set cpuBoost.enabled=false --wait --timeout "${TIMEOUT}s")
   local started=$SECONDS
   echo "== $short: $("$helm" version --short)"
   # shellcheck disable=SC2064 # expand now: the trap must clean this suite's names

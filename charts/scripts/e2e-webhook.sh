@@ -98,11 +98,12 @@ EOF
 }
 
 # light_app NAME [BOOST LIMIT]: a small opted-in Deployment (a Python process), for the many pods of 4-7;
-# with BOOST, its container's CPU limit is LIMIT and danki.dev/warmup-cpu asks for BOOST
+# with BOOST, its container's CPU limit is LIMIT and danki.dev/warmup-cpu asks for BOOST (`default`: the
+# annotation is left out, for the chart's default boost)
 light_app() {
   local boost="" resources=""
   if (($# > 1)); then
-    boost="danki.dev/warmup-cpu: $2"
+    [[ $2 == default ]] || boost="danki.dev/warmup-cpu: $2"
     resources="resources: {requests: {cpu: 50m}, limits: {cpu: $3}}"
   fi
   ka apply -f - >/dev/null <<EOF
@@ -489,11 +490,16 @@ run_boost() { ka get warmupruns -o jsonpath='{range .items[?(@.spec.deployment==
 pod_cpu_limit() { ka get pod "$1" -o jsonpath='{.spec.containers[0].resources.limits.cpu}'; }
 kubelet_cpu_limit() { ka get pod "$1" -o jsonpath='{.status.containerStatuses[0].resources.limits.cpu}'; }
 declared_cpu() { ka get pod "$1" -o jsonpath='{.metadata.annotations.danki\.dev/declared-cpu}'; }
+jvm_options() { ka get pod "$1" -o jsonpath='{.spec.containers[0].env[?(@.name=="JDK_JAVA_OPTIONS")].value}'; }
+run_boost_of() { ka get warmupruns -o jsonpath="{range .items[?(@.spec.deployment==\"$1\")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}{end}"; }
 
 phase_boost_at_admission() {
-  if helm_install --set cpuBoost.enabled=true; then pass "7: helm upgrade with cpuBoost.enabled"
-  else fail "7: helm upgrade with cpuBoost.enabled"; return; fi
+  # the chart's defaults: cpuBoost.enabled auto (on: this cluster serves pods/resize), byDefault, activeProcessorCount
+  if helm_install; then pass "7: helm upgrade with the chart's cpuBoost defaults"
+  else fail "7: helm upgrade with the chart's cpuBoost defaults"; return; fi
   light_app boosted 300m 100m
+  light_app sized default 100m
+  light_app unboosted off 100m
   local pod
   wait_for 60 "a pod of boosted" bash -c "[[ -n \$('$KUBECTL' -n '$APP' get pods -l app=boosted -o name) ]]" || true
   pod=$(pod_names boosted | head -1)
@@ -504,6 +510,20 @@ phase_boost_at_admission() {
   check "7: its spec asks for its declared 100m again" same "$(pod_cpu_limit "$pod")" 100m
   check "7: the kubelet runs it at 100m" same "$(kubelet_cpu_limit "$pod")" 100m
   check "7: $pod is Ready" wait_for 30 "$pod Ready" pod_ready "$pod"
+  check "7: its JVM was told its declared CPU, rounded up" same "$(jvm_options "$pod")" "-XX:ActiveProcessorCount=1"
+
+  # without danki.dev/warmup-cpu the default boost: a JVM of 1 CPU and its 2 compiler threads; `off`: none
+  local sized unboosted
+  sized=$(pod_names sized | head -1) unboosted=$(pod_names unboosted | head -1)
+  if wait_for "$TIMEOUT" "$sized warmed" pod_gate_is "$sized" True/WarmedUp; then pass "7: $sized warmed (gate True, WarmedUp)"
+  else fail "7: $sized warmed (gate True, WarmedUp)"; diagnose sized; fi
+  check "7: without danki.dev/warmup-cpu, $sized was boosted to the JVM's size (3) and restored" same "$(run_boost_of sized)" "Restored/100m->3"
+  check "7: $sized's spec asks for its declared 100m again" same "$(pod_cpu_limit "$sized")" 100m
+  if wait_for "$TIMEOUT" "$unboosted warmed" pod_gate_is "$unboosted" True/WarmedUp; then pass "7: $unboosted warmed (gate True, WarmedUp)"
+  else fail "7: $unboosted warmed (gate True, WarmedUp)"; diagnose unboosted; fi
+  check "7: danki.dev/warmup-cpu: off, $unboosted ran at its own 100m, no declared CPU nor JVM option on it" \
+    same "$(pod_cpu_limit "$unboosted")/$(declared_cpu "$unboosted")/$(jvm_options "$unboosted")/$(run_boost_of unboosted)" "100m///"
+  ka delete deploy sized unboosted --wait=false >/dev/null
 
   # the leader killed between a pod's boost and its restore: the new leader has only the pod to go by
   ka scale deploy boosted --replicas=2 >/dev/null

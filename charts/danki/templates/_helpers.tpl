@@ -125,7 +125,7 @@ app.kubernetes.io/component: operator
   resources: ["pods/eviction"]
   verbs: ["create"]
 {{- end }}
-{{- if .Values.cpuBoost.enabled }}
+{{- if include "danki.cpuBoost" . }}
 # A gated pod's CPU boost (danki.dev/warmup-cpu): its container's CPU raised in place for the warm-up,
 # restored before the gate. The resize subresource only changes resources, nothing else of the pod.
 - apiGroups: [""]
@@ -163,5 +163,17 @@ app.kubernetes.io/component: operator
 - apiGroups: [""]
   resources: ["pods/log"]
   verbs: ["get"]
+{{- end }}
+{{- end }}
+
+{{/*
+Whether the CPU boost is on: cpuBoost.enabled true or false, or `auto`: on where the API server is
+Kubernetes 1.33 or later, which serves in-place pod resize (pods/resize). "true" or "".
+*/}}
+{{- define "danki.cpuBoost" -}}
+{{- $enabled := .Values.cpuBoost.enabled }}
+{{- if eq (toString $enabled) "auto" }}
+{{- if semverCompare ">=1.33.0-0" .Capabilities.KubeVersion.Version }}true{{ end }}
+{{- else if $enabled }}true
 {{- end }}
 {{- end }}

@@ -47,9 +47,14 @@ WATCH_RULES = [
     # webhook mode (the default): a pod created without the gate is evicted (webhook.ungatedPods replace),
     # through the Eviction API so that PodDisruptionBudgets hold; never a plain delete
     {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["create"]},
+] + [
+    # cpuBoost.enabled auto (the default) on Kubernetes 1.33 or later: the warmed container's CPU resized in
+    # place, nothing else of the pod
+    {"apiGroups": [""], "resources": ["pods/resize"], "verbs": ["patch"]},
 ]
-HISTORY_RULES = WATCH_RULES[-3:-1]
-EVICTION_RULES = WATCH_RULES[-1:]
+HISTORY_RULES = WATCH_RULES[-4:-2]
+EVICTION_RULES = WATCH_RULES[-2:-1]
+RESIZE_RULES = WATCH_RULES[-1:]
 LEASE_RULES = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["danki-operator"],
@@ -92,9 +97,15 @@ def check(name, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {detail}"))
 
 
+KUBE_VERSION = "1.35.0"
+"""The Kubernetes version the chart is rendered for, as the local cluster's."""
+
+
 def render(helm, *args):
     """(exit code, parsed documents, stderr) of `helm template` with the given flags."""
-    cmd = [helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *args]
+    # the API server's version decides cpuBoost.enabled auto: a current one unless a test names another
+    version = [] if "--kube-version" in args else ["--kube-version", KUBE_VERSION]
+    cmd = [helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *version, *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     docs = [d for d in yaml.safe_load_all(proc.stdout) if d] if proc.returncode == 0 else []
     return proc.returncode, docs, proc.stderr
@@ -428,6 +439,36 @@ def test_history_off(helm):
           env_of(dep["spec"]["template"]["spec"]["containers"][0]).get("DANKI_HISTORY_RETENTION") == "0")
 
 
+def test_cpu_boost(helm):
+    """cpuBoost.enabled auto follows the API server's version; true and false decide it whatever the version."""
+    cases = [
+        ("auto on 1.35: on, with pods/resize", [], True),
+        ("auto on 1.33: on", ["--kube-version", "1.33.0"], True),
+        ("auto on 1.32 (no in-place resize): off, no pods/resize", ["--kube-version", "1.32.0"], False),
+        ("false on 1.35: off", ["--set", "cpuBoost.enabled=false"], False),
+        ("true on 1.32: on", ["--kube-version", "1.32.0", "--set", "cpuBoost.enabled=true"], True),
+    ]
+    for label, args, on in cases:
+        code, docs, err = render(helm, *args)
+        if code != 0:
+            check(f"cpuBoost {label}", False, err)
+            continue
+        (cr,) = find(docs, "ClusterRole", "danki")
+        (dep,) = find(docs, "Deployment")
+        env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
+        resize = all(r in cr["rules"] for r in RESIZE_RULES)
+        check(f"cpuBoost {label}", env.get("DANKI_CPU_BOOST") == str(on).lower() and resize == on
+              and (on or cr["rules"] == [r for r in WATCH_RULES if r not in RESIZE_RULES]),
+              f"DANKI_CPU_BOOST={env.get('DANKI_CPU_BOOST')}, pods/resize {resize}")
+    code, docs, err = render(helm, "--set", "cpuBoost.byDefault=false", "--set", "cpuBoost.activeProcessorCount=false")
+    env = env_of(find(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]) if code == 0 else {}
+    check("cpuBoost.byDefault and activeProcessorCount reach the operator",
+          env.get("DANKI_CPU_BOOST_BY_DEFAULT") == "false" and env.get("DANKI_CPU_BOOST_ACTIVE_PROCESSOR_COUNT") == "false",
+          err or env)
+    code, _, err = render(helm, "--set", "cpuBoost.enabled=sometimes")
+    check("cpuBoost.enabled: a value other than true, false or auto is rejected", code != 0 and "enabled" in err, err)
+
+
 def test_rejected(helm):
     cases = [
         ("a top-level typo", ["--set", "replicaCont=3"], "replicaCont"),
@@ -562,6 +603,7 @@ def main(helms):
         test_runner(helm)
         test_aot_cache(helm)
         test_history_off(helm)
+        test_cpu_boost(helm)
         test_rejected(helm)
         test_options(helm)
         test_notes(helm)

@@ -79,12 +79,17 @@ class Operator(
         )
 
     /** Reads each Deployment's warm-up plan; a custom flow needs the runner pods, which the runner image gives. */
-    private val parser = PlanParser(config.defaultFailurePolicy, runnerEnabled = config.runnerImage != null)
+    private val parser =
+        PlanParser(
+            config.defaultFailurePolicy,
+            runnerEnabled = config.runnerImage != null,
+            cpuBoostByDefault = config.cpuBoost && config.cpuBoostByDefault,
+        )
 
     // with the boost allowed, the webhook raises it at admission; the resize while gated is the fallback
     val webhook =
         config.webhook?.let {
-            val boost = if (config.cpuBoost) BoostAdmission(parser) else null
+            val boost = if (config.cpuBoost) BoostAdmission(parser, config.cpuBoostActiveProcessors) else null
             Webhook(it, client, caches, metrics, config.runnerImage, config.identity, boost)
         }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }

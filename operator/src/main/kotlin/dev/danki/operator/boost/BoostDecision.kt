@@ -34,16 +34,19 @@ sealed interface BoostDecision {
     companion object {
         private const val CPU = "cpu"
         private const val GUARANTEED = "Guaranteed"
+        private const val GUARANTEED_DEFAULT =
+            "a Guaranteed pod gets no default boost (its CPU request would rise with it, and the scheduler " +
+                "would have to fit that); danki.dev/warmup-cpu asks for one"
 
         /**
-         * [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
+         * [amount]: the boost asked for, or danki's default. [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
          * boost); null to read it from the pod. [guaranteed]: the pod's QoS class is Guaranteed (at
          * admission the API server has not written it yet: [PodQos.guaranteed] reads it from the spec).
          */
         fun of(
             pod: Pod,
             port: Int,
-            boostMillis: Long,
+            amount: BoostAmount,
             own: OwnCpu? = null,
             guaranteed: Boolean = pod.status?.qosClass == GUARANTEED,
         ): BoostDecision {
@@ -57,6 +60,9 @@ sealed interface BoostDecision {
                 own?.limitMillis
                     ?: CpuQuantity.millisOf(container.resources?.limits?.get(CPU))
                     ?: return Skip("container ${container.name} has no CPU limit: nothing holds its JVM back to raise")
+            // the default is for limits only: a Guaranteed pod's request would rise too, which the scheduler must fit
+            if (amount == BoostAmount.JvmSized && guaranteed && own == null) return Skip(GUARANTEED_DEFAULT)
+            val boostMillis = amount.millisFor(limit)
             if (limit >= boostMillis) {
                 val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
                 return Skip("container ${container.name}'s CPU limit $what")

@@ -40,10 +40,10 @@ class CpuBoost(
     fun raise(pod: Pod, plan: WarmupPlan, earlier: CpuBoostStatus?, save: (CpuBoostStatus) -> Unit): CpuBoostStatus? {
         // a leader that stopped mid-warm-up left this pod boosted: restored at the end whatever the plan says now
         val left = earlier?.takeIf { it.state == CpuBoostStatus.BOOSTED }
-        val boostMillis = plan.warmupCpuMillis ?: return left
-        val record = CpuBoostStatus().apply { cpu = CpuQuantity.format(boostMillis) }
+        val amount = plan.warmupCpu ?: return left
+        val record = CpuBoostStatus().apply { cpu = amount.describe() }
         if (!enabled) return refused(pod, record, "danki was installed without cpuBoost.enabled (no pods/resize)")
-        return when (val decision = BoostDecision.of(pod, plan.port, boostMillis, left?.let(::ownCpuOf))) {
+        return when (val decision = BoostDecision.of(pod, plan.port, amount, left?.let(::ownCpuOf))) {
             is BoostDecision.Skip -> left ?: record.apply { skipped(decision.why) }
             is BoostDecision.Boost -> boost(pod, decision, record, left, save)
         }
@@ -57,6 +57,7 @@ class CpuBoost(
         save: (CpuBoostStatus) -> Unit,
     ): CpuBoostStatus {
         record.apply {
+            cpu = CpuQuantity.format(boost.toMillis)
             container = boost.container
             fromLimit = CpuQuantity.format(boost.fromLimitMillis)
             fromRequest = boost.fromRequestMillis?.let { CpuQuantity.format(it) }

@@ -59,6 +59,8 @@ class ConfigLoader(
                 historyRetention = int("DANKI_HISTORY_RETENTION", defaults.historyRetention, 0..MAX_HISTORY_RETENTION),
                 allowHostNetwork = bool("DANKI_ALLOW_HOST_NETWORK", false),
                 cpuBoost = bool("DANKI_CPU_BOOST", false),
+                cpuBoostByDefault = bool("DANKI_CPU_BOOST_BY_DEFAULT", false),
+                cpuBoostActiveProcessors = bool("DANKI_CPU_BOOST_ACTIVE_PROCESSOR_COUNT", false),
                 runnerImage = value("DANKI_RUNNER_IMAGE"),
                 runnerConcurrency = int("DANKI_RUNNER_CONCURRENCY", defaults.runnerConcurrency, 1..MAX_RUNNERS),
                 runnerResources = runnerResources(),

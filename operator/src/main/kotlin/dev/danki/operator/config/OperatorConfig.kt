@@ -69,6 +69,16 @@ data class OperatorConfig(
     val webhook: WebhookSettings? = null,
     /** Whether pods may be resized for their warm-up (`danki.dev/warmup-cpu`; chart value `cpuBoost.enabled`). */
     val cpuBoost: Boolean = false,
+    /**
+     * With [cpuBoost]: Deployments that do not set `danki.dev/warmup-cpu` are boosted by the JVM's size
+     * (boost.BoostAmount.JvmSized; chart value `cpuBoost.byDefault`).
+     */
+    val cpuBoostByDefault: Boolean = false,
+    /**
+     * With [cpuBoost] in webhook mode: a JVM boosted from admission is told its declared CPU with
+     * `-XX:ActiveProcessorCount` (chart value `cpuBoost.activeProcessorCount`).
+     */
+    val cpuBoostActiveProcessors: Boolean = false,
     /** JDK AOT caches (`aotCache.enabled`); null: off. */
     val aot: AotSettings? = null,
 ) {

@@ -2,7 +2,6 @@ package dev.danki.operator.controller
 
 import dev.danki.operator.aot.AotReport
 import dev.danki.operator.boost.CpuBoost
-import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.config.OperatorConfig
 import dev.danki.operator.kube.CpuBoostStatus
 import dev.danki.operator.kube.EventRecorder
@@ -102,7 +101,7 @@ class WarmupJob(
         val admitted = CpuBoost.fromAdmission(pod)
         when {
             admitted != null -> boostedSinceAdmission(input, admitted, runs)
-            plan.warmupCpuMillis == null && status.cpuBoost == null -> runs.send(WarmupPhase.ALL)
+            plan.warmupCpu == null && status.cpuBoost == null -> runs.send(WarmupPhase.ALL)
             else -> boosted(input, plan, runs)
         }
         return runs.result()
@@ -205,7 +204,7 @@ class WarmupJob(
             writeProgress(input, status)
             if (attempt == 1) {
                 val cpu =
-                    plan.warmupCpuMillis?.let { "; CPU limit raised to ${CpuQuantity.format(it)} for the warm-up" }
+                    plan.warmupCpu?.let { "; CPU limit raised to ${it.describe()} for the warm-up" }
                         ?: ""
                 val rule = if (plan.jitMetrics != null) "until the JIT settles" else "until latency converges"
                 val floor = if (plan.minWarmupRequests < input.plan.minWarmupRequests) LOWER_FLOOR else ""

@@ -74,8 +74,14 @@ object Keys {
         /** Low-rate requests after the warm-up, before the warm pass, e.g. `1s`; `0s` for none. */
         const val DRAIN = "${PREFIX}drain"
 
-        /** CPU limit of the warmed container while its pod is gated (an in-place resize), e.g. `2` or `1500m`. */
+        /**
+         * CPU limit of the warmed container while its pod is gated, e.g. `2` or `1500m`; [WARMUP_CPU_OFF]
+         * for none where the chart gives one by default.
+         */
         const val WARMUP_CPU = "${PREFIX}warmup-cpu"
+
+        /** The value of [WARMUP_CPU] that asks for no boost. */
+        const val WARMUP_CPU_OFF = "off"
 
         /** What to do about a pod admitted without the gate: `report` or `replace` (warmup.UngatedPods). */
         const val UNGATED_PODS = "${PREFIX}ungated-pods"

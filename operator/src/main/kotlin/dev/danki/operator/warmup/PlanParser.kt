@@ -3,6 +3,7 @@ package dev.danki.operator.warmup
 import com.fasterxml.jackson.core.JsonProcessingException
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.boost.BoostAmount
 import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
@@ -19,6 +20,11 @@ class PlanParser(
     private val defaultPolicy: FailurePolicy,
     /** Whether the operator creates runner pods; without them a custom script cannot run. */
     private val runnerEnabled: Boolean = false,
+    /**
+     * Whether a Deployment without `danki.dev/warmup-cpu` is boosted by [BoostAmount.JvmSized] (chart
+     * values `cpuBoost.enabled` and `cpuBoost.byDefault`); `off` opts one out.
+     */
+    private val cpuBoostByDefault: Boolean = false,
 ) {
     private val json = ObjectMapper()
 
@@ -109,11 +115,26 @@ class PlanParser(
                     it.trim().lowercase().toBooleanStrictOrNull()
                 },
             script = scriptOf(fields),
-            warmupCpuMillis =
-                fields.read(Annotations.WARMUP_CPU, null, WARMUP_CPU_EXPECTED) { raw ->
-                    CpuQuantity.parseMillis(raw)?.takeIf { it in MIN_WARMUP_CPU_MILLIS..MAX_WARMUP_CPU_MILLIS }
-                },
+            warmupCpu = warmupCpuOf(fields),
         )
+
+    /** The boost the Deployment asks for, `off` (none), or the default when it says nothing. */
+    private fun warmupCpuOf(fields: Fields): BoostAmount? {
+        val default: BoostAmount? = BoostAmount.JvmSized.takeIf { cpuBoostByDefault }
+        val off = BoostAmount.Fixed(0)
+        val amount =
+            fields.read(Annotations.WARMUP_CPU, default, WARMUP_CPU_EXPECTED) { raw ->
+                if (raw.trim() == Annotations.WARMUP_CPU_OFF) {
+                    off
+                } else {
+                    CpuQuantity
+                        .parseMillis(raw)
+                        ?.takeIf { it in MIN_WARMUP_CPU_MILLIS..MAX_WARMUP_CPU_MILLIS }
+                        ?.let { BoostAmount.Fixed(it) }
+                }
+            }
+        return amount.takeUnless { it == off }
+    }
 
     private fun scriptOf(fields: Fields): ScriptRef? {
         val script = fields.read(Annotations.SCRIPT, null, ScriptAnnotations.SCRIPT_EXPECTED, ScriptAnnotations::parse)
@@ -246,7 +267,8 @@ class PlanParser(
         private const val JIT_EXPECTED =
             "a port number or containerPort name, optionally followed by the metrics path, " +
                 "e.g. 'http/metrics', '9090' or 'management/actuator/prometheus' (default path /metrics)"
-        private const val WARMUP_CPU_EXPECTED = "a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m'"
+        private const val WARMUP_CPU_EXPECTED =
+            "a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m', or 'off' for no boost"
         private const val POLICY_EXPECTED = "open or closed"
         private const val BOOLEAN_EXPECTED = "true or false"
         private const val SWITCH_EXPECTED = "${Annotations.ENABLED} or ${Annotations.DISABLED}"

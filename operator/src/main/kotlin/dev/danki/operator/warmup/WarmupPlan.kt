@@ -1,5 +1,7 @@
 package dev.danki.operator.warmup
 
+import dev.danki.operator.boost.BoostAmount
+
 import java.time.Duration
 
 /** How to warm the pods of one Deployment, parsed from its `danki.dev/` annotations by [PlanParser]. */
@@ -35,8 +37,8 @@ data class WarmupPlan(
     val acceptRedirects: Boolean = false,
     /** A custom flow run in a runner pod instead of [requests]; null for the built-in plan. */
     val script: ScriptRef? = null,
-    /** CPU limit (millicores) of the warmed container while its pod is gated; null: the pod's own. */
-    val warmupCpuMillis: Long? = null,
+    /** The warmed container's CPU while its pod is gated; null: the pod's own. */
+    val warmupCpu: BoostAmount? = null,
 ) {
     companion object {
         /** The published exam-server protocol: 20 requests/s, 100 requests per pass. */

@@ -1,5 +1,6 @@
 package dev.danki.operator.controller
 
+import dev.danki.operator.boost.BoostAmount
 import dev.danki.operator.boost.CpuBoost
 import dev.danki.operator.boost.PodResize
 import dev.danki.operator.config.OperatorConfig
@@ -102,7 +103,7 @@ class BoostedWarmupTest {
 
     @Test
     fun `the cold pass runs at the pod's own CPU, the warm-up boosted, the warm pass at its own CPU again`() {
-        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m", "k6 warm")
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
         val summary = slot<K6Summary>()
@@ -127,7 +128,7 @@ class BoostedWarmupTest {
     @Test
     fun `a pod boosted at admission runs its cold pass and warm-up at the boost, its warm pass at its own CPU`() {
         boostedAtAdmission()
-        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         // no resize up: the JVM started at the boost; the one resize puts the declared CPU back
         steps shouldBe listOf("k6 cold", "k6 warmup", "resize 200m", "k6 warm")
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
@@ -155,7 +156,7 @@ class BoostedWarmupTest {
     fun `a restore the kubelet does not apply fails the run with its reason, so the gate follows the failure policy`() {
         boostedAtAdmission()
         every { resize.await(any(), any(), 200L, any()) } returns PodResize.Outcome.NotApplied("Infeasible", "no")
-        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         status.cpuBoost!!.state shouldBe CpuBoostStatus.NOT_RESTORED
         verify { recorder.failed(any(), status, Keys.RunConditions.REASON_CPU_BOOST_NOT_RESTORED, any()) }
         verify { boostEvents.warning(any(), Keys.EventReasons.CPU_BOOST_NOT_RESTORED, any()) }
@@ -169,7 +170,7 @@ class BoostedWarmupTest {
 
     @Test
     fun `a boost that is skipped leaves the warm-up and warm pass in one run`() {
-        warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 100))
+        warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(100)))
         steps shouldBe listOf("k6 cold", "k6 warmup,warm")
     }
 
@@ -178,7 +179,7 @@ class BoostedWarmupTest {
         outcomes += ::completed
         // out of its time budget: a failure that is not retried
         outcomes += { K6Outcome.Failed(Keys.RunConditions.REASON_TIMEOUT, "k6 ran out of its time budget") }
-        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m")
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
         verify { recorder.failed(any(), status, Keys.RunConditions.REASON_TIMEOUT, any()) }
@@ -188,7 +189,7 @@ class BoostedWarmupTest {
     fun `a boost whose record the API server does not take is refused before any resize`() {
         // a leader that took over would find no record of the pod's own limit, and leave it boosted
         every { recorder.progress(any(), any(), any()) } throws KubernetesClientException("apiserver down")
-        val status = warmUp(WarmupPlan(port = 8080, warmupCpuMillis = 1_000))
+        val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         withClue("what ran, with a boost record that could not be written") {
             steps shouldBe listOf("k6 cold", "k6 warmup,warm")
         }
@@ -208,7 +209,7 @@ class BoostedWarmupTest {
                     "web-1",
                     RunContext(pod, "web-1", "web", mockk(relaxed = true), Instant.now(), 0, null).spec,
                 ),
-                WarmupPlan(port = 8080, warmupCpuMillis = 1_000),
+                WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)),
                 // room for one attempt only: the retries do not fit
                 Instant.now().plusSeconds(6),
                 Instant.now(),

@@ -1,5 +1,7 @@
 package dev.danki.operator.warmup
 
+import dev.danki.operator.boost.BoostAmount
+
 import dev.danki.operator.kube.Keys.Annotations
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder
 import io.fabric8.kubernetes.api.model.PodSpec
@@ -321,9 +323,20 @@ class PlanParserTest {
 
     @Test
     fun `warmup-cpu is the boost in millicores, and absent means none`() {
-        parse().plan!!.warmupCpuMillis shouldBe null
-        parse(Annotations.WARMUP_CPU to "2").plan!!.warmupCpuMillis shouldBe 2000
-        parse(Annotations.WARMUP_CPU to "1500m").plan!!.warmupCpuMillis shouldBe 1500
+        parse().plan!!.warmupCpu shouldBe null
+        parse(Annotations.WARMUP_CPU to "off").plan!!.warmupCpu shouldBe null
+        parse(Annotations.WARMUP_CPU to "2").plan!!.warmupCpu shouldBe BoostAmount.Fixed(2000)
+        parse(Annotations.WARMUP_CPU to "1500m").plan!!.warmupCpu shouldBe BoostAmount.Fixed(1500)
+    }
+
+    @Test
+    fun `where the chart boosts by default, absent means the JVM's size and off means none`() {
+        val byDefault = PlanParser(FailurePolicy.OPEN, cpuBoostByDefault = true)
+        fun parsed(vararg extra: Pair<String, String>) =
+            byDefault.parse(mapOf(Annotations.WARMUP to "enabled", *extra), podSpec).plan!!.warmupCpu
+        parsed() shouldBe BoostAmount.JvmSized
+        parsed(Annotations.WARMUP_CPU to "off") shouldBe null
+        parsed(Annotations.WARMUP_CPU to "2") shouldBe BoostAmount.Fixed(2000)
     }
 
     @ParameterizedTest
@@ -332,6 +345,6 @@ class PlanParserTest {
         val result = parse(Annotations.WARMUP_CPU to raw)
         result.plan shouldBe null
         result.problems.single().toString() shouldBe
-            "danki.dev/warmup-cpu=\"$raw\": expected a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m'"
+            "danki.dev/warmup-cpu=\"$raw\": expected a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m', or 'off' for no boost"
     }
 }

@@ -1,10 +1,16 @@
 package dev.danki.operator.webhook
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import dev.danki.operator.aot.AotFixtures
+import dev.danki.operator.aot.AotInjection
+import dev.danki.operator.aot.JvmOptions
 import dev.danki.operator.boost.DeclaredCpu
 import dev.danki.operator.kube.Keys
 import dev.danki.operator.warmup.FailurePolicy
 import dev.danki.operator.warmup.PlanParser
+import io.fabric8.kubernetes.api.model.EnvFromSource
+import io.fabric8.kubernetes.api.model.EnvVar
+import io.fabric8.kubernetes.api.model.EnvVarBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.Quantity
@@ -131,5 +137,82 @@ class BoostAdmissionTest {
     fun `the pod it hands on carries the annotation, for the patches after it`() {
         val result = admission.patchFor(pod(annotations = null), deployment())
         DeclaredCpu.of(result.pod) shouldBe DeclaredCpu("app", 500, null)
+    }
+
+    private val withProcessors = BoostAdmission(PlanParser(FailurePolicy.OPEN), activeProcessors = true)
+
+    private fun envOf(pod: Pod): Map<String, String?> = pod.spec.containers[1].env.orEmpty().associate { it.name to it.value }
+
+    @Test
+    fun `the boosted JVM is told its declared CPU, rounded up, so its threads fit the CPU it keeps`() {
+        val pod = pod(cpuLimit = "1500m")
+        val admitted = patched(pod, withProcessors.patchFor(pod, deployment(boost = "4")).ops)
+        envOf(admitted) shouldBe mapOf(JvmOptions.LAUNCHER_OPTIONS to "-XX:ActiveProcessorCount=2")
+        cpuOf(admitted, "limit") shouldBe Quantity("4")
+        // the sidecar's environment is not the JVM's
+        admitted.spec.containers[0]
+            .env
+            .shouldBeEmpty()
+    }
+
+    @Test
+    fun `the option is added to the user's own JAVA_TOOL_OPTIONS, and the pod handed on carries it for the cache`() {
+        val pod = pod().apply { spec.containers[1].env = listOf(EnvVar("JAVA_TOOL_OPTIONS", "-Xss512k", null)) }
+        val result = withProcessors.patchFor(pod, deployment())
+        envOf(patched(pod, result.ops)) shouldBe mapOf("JAVA_TOOL_OPTIONS" to "-Xss512k -XX:ActiveProcessorCount=1")
+        envOf(result.pod) shouldBe mapOf("JAVA_TOOL_OPTIONS" to "-Xss512k -XX:ActiveProcessorCount=1")
+    }
+
+    @Test
+    fun `the user's own ActiveProcessorCount wins, and a value from a reference or envFrom is left alone`() {
+        val own = pod().apply { spec.containers[1].env = listOf(EnvVar("JDK_JAVA_OPTIONS", "-XX:ActiveProcessorCount=8", null)) }
+        envOf(patched(own, withProcessors.patchFor(own, deployment()).ops)) shouldBe
+            mapOf("JDK_JAVA_OPTIONS" to "-XX:ActiveProcessorCount=8")
+        val fromSecret =
+            pod().apply {
+                spec.containers[1].env =
+                    listOf(
+                        EnvVarBuilder()
+                            .withName("JAVA_TOOL_OPTIONS")
+                            .withNewValueFrom()
+                            .withNewConfigMapKeyRef("opts", "jvm", false)
+                            .endValueFrom()
+                            .build(),
+                    )
+            }
+        val fromRef = patched(fromSecret, withProcessors.patchFor(fromSecret, deployment()).ops)
+        fromRef.spec.containers[1].env shouldBe fromSecret.spec.containers[1].env
+        cpuOf(fromRef, "limit") shouldBe Quantity("2")
+        val withEnvFrom = pod().apply { spec.containers[1].envFrom = listOf(EnvFromSource(null, "cfg", null)) }
+        val admitted = patched(withEnvFrom, withProcessors.patchFor(withEnvFrom, deployment()).ops)
+        admitted.spec.containers[1].env.orEmpty().shouldBeEmpty()
+        cpuOf(admitted, "limit") shouldBe Quantity("2")
+    }
+
+    @Test
+    fun `off, the environment is left as it is`() {
+        val pod = pod()
+        patched(pod, admission.patchFor(pod, deployment()).ops).spec.containers[1].env.orEmpty().shouldBeEmpty()
+    }
+
+    @Test
+    fun `with the AOT cache after it, the container's options carry both, as the last writer of its env`() {
+        val pod =
+            AotFixtures.pod(
+                AotFixtures
+                    .app()
+                    .withNewResources()
+                    .addToLimits("cpu", Quantity("500m"))
+                    .endResources()
+                    .build(),
+            )
+        val deployment = AotFixtures.deployment().apply { metadata.annotations[Keys.Annotations.WARMUP_CPU] = "2" }
+        val boost = withProcessors.patchFor(pod, deployment)
+        val cache = AotInjection.patchFor(boost.pod, deployment, AotFixtures.cache(), AotFixtures.RUNNER)
+        val admitted = patched(pod, boost.ops + cache.ops)
+        admitted.spec.containers[0].env.associate { it.name to it.value } shouldBe
+            mapOf(JvmOptions.LAUNCHER_OPTIONS to "-XX:ActiveProcessorCount=1 ${AotInjection.OPTION}")
+        admitted.spec.containers[0]
+            .resources.limits["cpu"] shouldBe Quantity("2")
     }
 }
