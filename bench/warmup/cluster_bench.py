@@ -52,12 +52,21 @@ from prepull import prepull, worker_nodes  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
 PEER = "peer_node100"
-STRATEGIES = ("none", PEER, "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited", "danki_boost")
-SECTIONS = ("single", "scaleup", "sweep", "aot", "boost")
+SPEED_STRATEGIES = ("danki_all", "danki_own", "danki_no_boost", "danki_no_aot", "danki_no_apc")
+"""The speed section's danki sides: every lever on (the boost from admission at danki's default, the AOT cache,
+the JVM told its declared CPU, the stop rule's defaults), danki at the pod's own limit without a cache, and
+every lever but one (danki_no_apc needs the operator installed with cpuBoost.activeProcessorCount=false)."""
+STRATEGIES = ("none", PEER, "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited",
+              "danki_boost") + SPEED_STRATEGIES
+SECTIONS = ("single", "scaleup", "sweep", "aot", "boost", "speed")
 FLOOR_ANNOTATION = "danki.dev/min-warmup-requests"
 """The warm-up requests danki sends before any stop rule is asked (operator Keys): what the sweep varies."""
 BOOST_STRATEGIES = ("danki_limited", "danki_boost")
-AOT_STRATEGIES = ("danki_aot", "danki_aot_jit")
+AOT_STRATEGIES = ("danki_aot", "danki_aot_jit", "danki_all", "danki_no_boost", "danki_no_apc")
+NO_BOOST_STRATEGIES = ("danki_own", "danki_no_boost", "danki_limited")
+"""Opt out of the chart's default boost (danki.dev/warmup-cpu: off)."""
+SPEED_FULLY_WARMED = ("none", "danki_all")
+"""The speed section's sides whose pods are fully warmed for the pooled reference; the others are judged by it."""
 JIT_STRATEGIES = ("danki_jit", "danki_aot_jit")
 AOT_ANNOTATION = "danki.dev/aot-cache"
 """Opts a Deployment into danki's AOT cache; on a pod, the SHA-256 of the cache it was given (operator Keys)."""
@@ -65,6 +74,8 @@ BOOST_ANNOTATION = "danki.dev/warmup-cpu"
 """The warmed container's CPU limit while its pod is gated (operator Keys)."""
 DANKI_GATE = "danki.dev/warmed"
 """danki's readiness gate, which it adds to an opted-in Deployment's template (operator Keys)."""
+DECLARED_CPU_ANNOTATION = "danki.dev/declared-cpu"
+"""The CPU a pod's container was declared with, which the webhook writes when it boosts the pod (operator Keys)."""
 RUNNER_IMAGE = "danki/k6-runner:dev"
 """The runner image as run-bench.sh's AOT_CHART_SET installs it: the AOT cache's check runs on it, before the JVM."""
 
@@ -91,8 +102,8 @@ def extra_annotations():
     return dict(p.split("=", 1) for p in pairs)
 
 
-def manifest(target, name, replicas, strategy):
-    placement = {"one_per_node": True, "resources": resources_of(strategy)}
+def manifest(target, name, replicas, strategy, section=None):
+    placement = {"one_per_node": True, "resources": resources_of(strategy, section)}
     if strategy == PEER:
         return deployment(target, name, replicas, gate=True, **placement)
     if strategy.startswith("danki"):
@@ -101,6 +112,8 @@ def manifest(target, name, replicas, strategy):
             extra[AOT_ANNOTATION] = "enabled"
         if strategy == "danki_boost":
             extra[BOOST_ANNOTATION] = os.environ.get("BOOST_CPU", "350m")
+        if strategy in NO_BOOST_STRATEGIES:
+            extra[BOOST_ANNOTATION] = "off"
         return deployment(target, name, replicas, annotations=danki_annotations(
             target, jit=strategy in JIT_STRATEGIES, extra=extra), **placement)
     return deployment(target, name, replicas, **placement)
@@ -111,8 +124,9 @@ def images_of(target, strategy):
     return [target.image] + ([RUNNER_IMAGE] if strategy in AOT_STRATEGIES else [])
 
 
-def resources_of(strategy):
-    return limited_resources() if strategy in BOOST_STRATEGIES else RESOURCES
+def resources_of(strategy, section=None):
+    """The speed section's pods all have a CPU limit below their node's, as the boost section's do."""
+    return limited_resources() if strategy in BOOST_STRATEGIES or section == "speed" else RESOURCES
 
 
 def ready_count(pods, exclude):
@@ -134,6 +148,13 @@ def warmup_runs(namespace, pods, timeout_s=60):
         time.sleep(0.5)
 
 
+def jvm_options(namespace, pods):
+    """Per pod, the JVM options danki's webhook left in its first container's env (JDK_JAVA_OPTIONS)."""
+    found = {n: find_json("-n", namespace, "pod", n) for n in pods}
+    return {n: next((e.get("value") for e in (((p or {}).get("spec") or {}).get("containers") or [{}])[0].get("env", [])
+                     if e.get("name") == "JDK_JAVA_OPTIONS"), None) for n, p in found.items()}
+
+
 def pod_annotations(namespace, pods, key):
     """Per pod, its annotation KEY (None when absent or the pod is gone)."""
     found = {n: find_json("-n", namespace, "pod", n) for n in pods}
@@ -148,7 +169,7 @@ def experiment(section, target, strategy):
     # every side of a comparison starts with the images on its node (prepull.py says why)
     prepulled = sorted(images_of(target, strategy))
     prepull(namespace, prepulled)
-    training = trained_cache(namespace, target, name, strategy) if strategy in AOT_STRATEGIES else None
+    training = trained_cache(namespace, target, name, strategy, section) if strategy in AOT_STRATEGIES else None
     record = {"section": section, "target": target.name, "strategy": strategy, "training": training,
               "floor": extra_annotations().get(FLOOR_ANNOTATION), "timeout_s": timeout_s, "prepulled": prepulled,
               "trials": [], "pods": {}, "quality": {}, "runs": {}, "first_errors": {}}
@@ -163,7 +184,7 @@ def experiment(section, target, strategy):
     first = None
     try:
         start = trials.start_replicas(section)
-        apply(namespace, manifest(target, name, start, strategy), service(name))
+        apply(namespace, manifest(target, name, start, strategy, section), service(name))
         wait_settled(namespace, name, start, gate=DANKI_GATE if strategy.startswith("danki") else None)
         if start and not watch.wait(lambda pods: ready_count(pods, ()) >= start, 300):
             raise RuntimeError(f"{name}: {start} pods not Ready in 300 s")
@@ -180,10 +201,14 @@ def experiment(section, target, strategy):
                 record["runs"].update(warmup_runs(namespace, trial["pods"]))
             if section == "aot" or training:
                 record.setdefault("pod_aot_cache", {}).update(pod_annotations(namespace, trial["pods"], AOT_ANNOTATION))
-            if i in warm_after:
+            if section == "speed":
+                record.setdefault("pod_declared_cpu", {}).update(
+                    pod_annotations(namespace, trial["pods"], DECLARED_CPU_ANNOTATION))
+                record.setdefault("pod_jvm_options", {}).update(jvm_options(namespace, trial["pods"]))
+            if i in warm_after and (section != "speed" or strategy in SPEED_FULLY_WARMED):
                 record["quality"].update(first.fully_warm([n for n in first.results if n not in record["quality"]]))
         first.settle()
-        if section == "sweep":
+        if section == "sweep" or (section == "speed" and strategy not in SPEED_FULLY_WARMED):
             record["quality"] = first.unwarmed()
         snapshot = watch.snapshot()
         record["pods"] = {n: {k: snapshot[n][k] for k in ("ip", "node", "first_seen", "containers_ready", "ready")}
@@ -200,6 +225,8 @@ def experiment(section, target, strategy):
         first_trial = record["trials"][0]
         record.update(n_from=first_trial["n_from"], n_to=first_trial["n_to"], t_scale=first_trial["t_scale"],
                       wall_s=first_trial["wall_s"], cpu=first_trial["cpu"])
+        if section == "speed":
+            record["own_cpu"] = resources_of(strategy, section)["limits"]["cpu"]
         if section == "boost":
             record["boost"] = {"own_cpu": resources_of(strategy)["limits"]["cpu"],
                                "boost_cpu": os.environ.get("BOOST_CPU", "350m") if strategy == "danki_boost" else None}
@@ -214,12 +241,12 @@ def experiment(section, target, strategy):
         remove(namespace, name, strategy)
 
 
-def trained_cache(namespace, target, name, strategy):
-    """danki_aot, danki_aot_jit: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
+def trained_cache(namespace, target, name, strategy, section):
+    """The strategies with the cache: the Deployment applied at 0 replicas, and its AotCache's training, waited for."""
     aot_training.forget(namespace, name)
     t_apply = time.time()
     try:
-        apply(namespace, manifest(target, name, 0, strategy))
+        apply(namespace, manifest(target, name, 0, strategy, section))
         return aot_training.wait_trained(namespace, name, t_apply, int(os.environ.get("AOT_TRAIN_TIMEOUT", "900")))
     except BaseException:
         remove(namespace, name, strategy)

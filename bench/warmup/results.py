@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "targets"))
 import aot_report  # noqa: E402
 import boost_report  # noqa: E402
+import speed_report  # noqa: E402
 import critical_path  # noqa: E402
 import merged_records  # noqa: E402
 import strategies_report  # noqa: E402
@@ -156,7 +157,7 @@ def main(path, json_path=None):
     machine = (by("machine") or [{}])[0]
     layout = (by("layout") or [{}])[0]
     notes = {s: merged_records.earlier_run_note(by(s), current) for s in
-             ("layout", "single", "scaleup", "sweep", "scale", "cache", "aot", "boost")}
+             ("layout", "single", "scaleup", "sweep", "scale", "cache", "aot", "boost", "speed")}
     from_one_run = not any(notes.values())
     out = ["# Warm-up benchmarks (`make bench`)", "",
            f"Machine: {machine.get('description', '?')}. Run {machine.get('date', '?')} at commit "
@@ -178,6 +179,9 @@ def main(path, json_path=None):
         doc["goals"] += aot_report.goals(doc["aot"])
     if by("boost"):
         doc["boost"] = boost_report.as_json(by("boost"))
+    if by("speed"):
+        doc["speed"] = speed_report.as_json(by("speed"))
+        doc["goals"] += speed_report.goals(doc["speed"])
     if doc["goals"]:
         out += ["## Goals", "", strategies_report.goals_markdown(doc), ""]
     if strategies:
@@ -253,11 +257,27 @@ def main(path, json_path=None):
                 "CFS quota above the pods, so no boost can go past it. First-100 / fully warm as in section 2, both "
                 "at the pod's own limit; each figure is the median over the pods. " + pulled_note(by("boost")), "",
                 boost_report.section_markdown(doc["boost"]), ""]
-    warmed = [r for r in records if r["section"] in ("single", "scaleup", "scale", "aot", "boost")]
+    if by("speed"):
+        to = by("speed")[0].get("n_to", 1)
+        out += ["## 8. Warm at the speed of cold", ""] + note("speed") + [
+                f"{to} new pods at once (0 -> {to}) per JDK 25 target, each on a worker node of its own, with a CPU "
+                "limit below the node's budget (request the same), as users set one. Sides: no warm-up and no boost "
+                "(the pod is Ready at ContainersReady); danki with every lever on: the boost from admission at the "
+                "chart's default (cpuBoost.enabled auto, byDefault: the JVM's size, 3 CPUs for this limit, which "
+                "the node's budget caps), the AOT cache, the JVM told its declared CPU "
+                "(cpuBoost.activeProcessorCount) and the stop rule's defaults; danki at the pod's own limit without "
+                "a cache (`danki.dev/warmup-cpu: off`); and every lever but one, in turn. Time runs from `kubectl "
+                "scale` to each pod's Ready; with the cache, the Deployment is applied at 0 replicas first and the "
+                "scale waits for its training. First-100 quality against this section's own pooled fully warm "
+                "passes (the no-warm-up and all-levers pods, 6,000 requests and 3 passes of 100 each, at their own "
+                f"limit). Goals: every lever / no warm-up at most {speed_report.GOAL_SPEED}x, first-100 P95 / "
+                f"pooled at most {strategies_report.GOAL_QUALITY}x. " + pulled_note(by("speed")), "",
+                speed_report.section_markdown(doc["speed"]), ""]
+    warmed = [r for r in records if r["section"] in ("single", "scaleup", "scale", "aot", "boost", "speed")]
     waits = critical_path.as_json(warmed)
     if waits["pods"]:
         doc["critical_path"] = waits
-        out += ["## 8. danki's own waits", "",
+        out += ["## 9. danki's own waits", "",
                 "Over every pod danki warmed in the sections above (each from the run its section names): the "
                 "operator's reaction, from ContainersReady to the first warm-up request (the WarmupRun's "
                 "`reactionMillis`, k6's start-up included), and from its decision (the WarmupRun's "

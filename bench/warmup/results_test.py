@@ -215,6 +215,39 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("## 1. One new pod\n\n*From an earlier run: 2026-11-26T07:45:09Z at commit aaaaaaa.*", md)
         self.assertNotIn("boost", {g["goal"] for g in doc["goals"]})
 
+    def test_the_speed_section_judges_every_lever_against_no_warm_up_and_gives_each_lever_its_share(self):
+        def speed(strategy, ready, ratio, unwarmed=False):
+            pods = {f"{strategy}-{i}": (0.0, 5.0, t) for i, t in enumerate(ready)}
+            runs = {n: dict(run(300.0, 1203, "used"), cpuBoost={"summary": "150m->3"}) for n in pods}
+            r = strategy_record("speed", "sample-jdk25", strategy, pods, runs, {n: ratio for n in pods})
+            r["own_cpu"] = "150m"
+            r["pod_jvm_options"] = {n: "-XX:ActiveProcessorCount=1" for n in pods}
+            if unwarmed:
+                for q in r["quality"].values():
+                    q.update(steady_p95=None, steady_passes=[], ratio=None)
+            return r
+
+        md, doc = self.render([
+            machine("2026-11-29T19:00:00Z", "ddddddd"),
+            speed("none", (30.0, 32.0, 34.0), 20.0), speed("danki_all", (40.0, 42.0, 44.0), 1.2),
+            speed("danki_own", (90.0, 100.0, 110.0), 1.4, True), speed("danki_no_boost", (70.0, 72.0, 74.0), 1.3, True),
+            speed("danki_no_aot", (50.0, 52.0, 54.0), 1.3, True)])
+        t = doc["speed"]["sample-jdk25"]
+        self.assertAlmostEqual(t["all_over_cold"], 42.0 / 32.0)
+        self.assertAlmostEqual(t["saved_against_own_limit_s"], 58.0)
+        self.assertAlmostEqual(t["levers"]["danki_no_boost"]["slower_without_s"], 30.0)
+        self.assertAlmostEqual(t["levers"]["danki_no_boost"]["share_of_saving"], 30.0 / 58.0)
+        self.assertAlmostEqual(t["levers"]["danki_no_aot"]["share_of_saving"], 10.0 / 58.0)
+        # the pool is the fully warmed sides' passes (20 ms): the all-levers pods' first 100 at 24 ms
+        self.assertAlmostEqual(t["sides"]["danki_all"]["first100_p95_over_pooled_median"], 1.2)
+        self.assertAlmostEqual(t["sides"]["danki_own"]["first100_p95_over_pooled_median"], 1.4)
+        goals = {g["goal"]: g for g in doc["goals"] if g["target"] == "sample-jdk25"}
+        self.assertTrue(goals["speed of cold: scale -> Ready, every lever / no warm-up (medians over pods)"]["met"])
+        self.assertTrue(goals["speed of cold: first-100 P95 / pooled fully warm P95, every lever"]["met"])
+        self.assertIn("## 8. Warm at the speed of cold\n\n3 new pods at once (0 -> 3) per JDK 25 target", md)
+        self.assertIn("| kubectl scale -> Ready (median, 95 % interval) | 32.0 s (30.0 to 34.0) | 42.0 s", md)
+        self.assertIn("| the boost from admission | 30.0 s | 52 % | 1.30x |", md)
+
     def test_danki_s_own_waits_are_percentiles_over_every_pod_it_warmed(self):
         # completionTime 100.0 s after the epoch; the watch saw each pod Ready 40 ms to 2 s later
         done = "1970-01-01T00:01:40Z"
@@ -230,7 +263,7 @@ class ResultsTest(unittest.TestCase):
         self.assertEqual((waits["reaction_ms"]["p50"], waits["reaction_ms"]["p95"]), (200, 300))
         self.assertAlmostEqual(waits["decision_to_ready_ms"]["p50"], 50.0, places=3)
         self.assertAlmostEqual(waits["decision_to_ready_ms"]["max"], 60.0, places=3)
-        self.assertIn("## 8. danki's own waits", out)
+        self.assertIn("## 9. danki's own waits", out)
         self.assertIn("| ContainersReady -> first warm-up request | 3 | 200 | 300 | 300 |", out)
 
     def test_a_full_run_replaces_every_section_it_measured(self):

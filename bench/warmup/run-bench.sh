@@ -24,6 +24,14 @@
 #            with danki.dev/warmup-cpu at the node's budget (an in-place resize while gated, restored
 #            before the gate): ContainersReady -> Ready, first-100 quality, medians over the pods. It
 #            reinstalls the operator with cpuBoost.enabled. BENCH_SECTIONS=boost runs it alone.
+#   speed    (not by default) "warm at the speed of cold": per JDK 25 target, SPEED_PODS (3) new pods at once
+#            whose CPU limit (BENCH_BOOST_OWN_CPU, 150m) is below their node's budget: no warm-up; danki with
+#            every lever on (the boost from admission at the chart's default, the AOT cache, the JVM told its
+#            declared CPU, the stop rule's defaults); danki at the pod's own limit without a cache; and every
+#            lever but one, each in turn (the last reinstalls the operator with
+#            cpuBoost.activeProcessorCount=false). Time from `kubectl scale` to Ready per pod, first-100 quality
+#            against the pooled fully warm passes of the first two. Reinstalls the operator with the AOT chart
+#            values, so it runs last. BENCH_SECTIONS=speed runs it alone (about 45 min).
 #
 # Env: BENCH_SECTIONS ("single scaleup scale cache"; add aot, or aot alone), BENCH_TARGETS ("sample spring-shop"),
 #      BENCH_AOT_TARGETS ("sample-jdk25 spring-shop-jdk25"), BENCH_AOT_STRATEGIES ("danki danki_aot"; add
@@ -71,6 +79,11 @@ BOOST_PODS=${BENCH_BOOST_PODS:-3}
 [[ $BOOST_PODS =~ ^[1-8]$ ]] && ((BOOST_PODS <= ${BENCH_WORKERS:-4})) ||
   die "BENCH_BOOST_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$BOOST_PODS'"
 BOOST_OWN_CPU=${BENCH_BOOST_OWN_CPU:-150m}
+SPEED_PODS=${BENCH_SPEED_PODS:-3}
+[[ $SPEED_PODS =~ ^[1-8]$ ]] && ((SPEED_PODS <= ${BENCH_WORKERS:-4})) ||
+  die "BENCH_SPEED_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$SPEED_PODS'"
+BENCH_SPEED_TARGETS=${BENCH_SPEED_TARGETS:-sample-jdk25 spring-shop-jdk25}
+BENCH_SPEED_STRATEGIES=${BENCH_SPEED_STRATEGIES:-none danki_all danki_own danki_no_boost danki_no_aot}
 # the boost is the node's whole budget: the local cluster's node is a CFS quota no pod may exceed
 BOOST_CPU=${NODE_CPU:-350m}
 BENCH_BOOST_TARGETS=${BENCH_BOOST_TARGETS:-$BENCH_TARGETS}
@@ -79,7 +92,7 @@ AOT_PODS=${BENCH_AOT_PODS:-3}
   die "BENCH_AOT_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$AOT_PODS'"
 RESULTS=${BENCH_RESULTS:-$REPO/bench/results/warmup.md}
 RESULTS_JSON=${RESULTS%.md}.json
-export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO AOT_PODS AOT_TRAIN_TIMEOUT BOOST_PODS BOOST_OWN_CPU BOOST_CPU \
+export OUT RECORDS SCALE_TIMEOUT SCALEUP_TO AOT_PODS AOT_TRAIN_TIMEOUT BOOST_PODS BOOST_OWN_CPU BOOST_CPU SPEED_PODS \
   KUBECTL="$K" K6 NAMESPACE=danki-bench
 T_BENCH=$(now_s)
 
@@ -164,14 +177,27 @@ bench_boost() {
   bench_strategies boost "danki_limited danki_boost" "$BENCH_BOOST_TARGETS"
 }
 
+# speed: the chart's own cpuBoost defaults (the boost from admission on this cluster) with the AOT cache's values;
+# the JVM option's share needs an operator without it, so that side runs last, after a reinstall
+bench_speed() {
+  step speed "0 -> $SPEED_PODS per JDK 25 target at a CPU limit of $BOOST_OWN_CPU: no warm-up, danki with every lever, each lever off"
+  BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} $AOT_CHART_SET" install_operator
+  bench_strategies speed "$BENCH_SPEED_STRATEGIES" "$BENCH_SPEED_TARGETS"
+  if [[ ${BENCH_SPEED_NO_APC:-1} == 1 ]]; then
+    BENCH_OPERATOR_SET="${BENCH_OPERATOR_SET:-} $AOT_CHART_SET cpuBoost.activeProcessorCount=false" install_operator
+    bench_strategies speed danki_no_apc "$BENCH_SPEED_TARGETS"
+  fi
+}
+
 for section in $BENCH_SECTIONS; do
-  [[ $section =~ ^(single|scaleup|sweep|scale|cache|trace|aot|boost)$ ]] ||
-    die "BENCH_SECTIONS: unknown section '$section' (single scaleup sweep scale cache trace aot boost)"
+  [[ $section =~ ^(single|scaleup|sweep|scale|cache|trace|aot|boost|speed)$ ]] ||
+    die "BENCH_SECTIONS: unknown section '$section' (single scaleup sweep scale cache trace aot boost speed)"
 done
-for section in $BENCH_SECTIONS; do [[ $section == aot || $section == boost ]] || "bench_$section"; done
+for section in $BENCH_SECTIONS; do [[ $section =~ ^(aot|boost|speed)$ ]] || "bench_$section"; done
 # last, as their chart values would otherwise be under every section after them
 if [[ " $BENCH_SECTIONS " == *" boost "* ]]; then bench_boost; fi
 if [[ " $BENCH_SECTIONS " == *" aot "* ]]; then bench_aot; fi
+if [[ " $BENCH_SECTIONS " == *" speed "* ]]; then bench_speed; fi
 
 step results "writing $RESULTS"
 "$PY" "$BENCH_DIR/results.py" "$RECORDS" "$RESULTS_JSON" >"$RESULTS"

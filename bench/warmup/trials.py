@@ -10,7 +10,7 @@ trials than one scale to reach its pods per cell on 4 workers:
   (the ReplicaSet removes the newest pods) and waits until they are gone.
 - sweep: SWEEP_PODS (5) new pods SWEEP_AT_ONCE (2) at a time (0 -> 2, back to 0, ...): the floor sweep's
   danki pods, judged against the run's pooled reference, so not fully warmed themselves.
-- aot, boost: one scale 0 -> N.
+- aot, boost, speed: one scale 0 -> N.
 A trial's time runs from its `kubectl scale` to its last new pod Ready."""
 
 import os
@@ -45,7 +45,7 @@ def plan(section, workers):
             steps += ([(steps[-1][1], 0)] if steps else []) + [(0, batch)]
             left -= batch
         return steps, []
-    n = int(os.environ.get("AOT_PODS" if section == "aot" else "BOOST_PODS", "1"))
+    n = int(os.environ.get({"aot": "AOT_PODS", "speed": "SPEED_PODS"}.get(section, "BOOST_PODS"), "1"))
     return [(0, n)], [0]
 
 
