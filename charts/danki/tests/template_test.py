@@ -69,7 +69,10 @@ WEBHOOK_ROLE_RULES = [
     ENDPOINTSLICE_RULE,
 ]
 NAMESPACE_READ_RULE = {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "watch"]}
-NODE_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
+# nodeConcurrency auto gets a node by name; the default CPU boost (cpuBoost.byDefault, on with cpuBoost) watches
+# them, as its cap is decided within an admission review
+NODE_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}]
+NODE_GET_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]
 WEBHOOK_CLUSTER_RULES = [
     NAMESPACE_READ_RULE,
     {"apiGroups": ["admissionregistration.k8s.io"], "resources": ["mutatingwebhookconfigurations"],
@@ -196,7 +199,7 @@ def test_defaults(helm):
           webhook_cr and webhook_cr[0]["rules"] == WEBHOOK_CLUSTER_RULES, webhook_cr and webhook_cr[0]["rules"])
     all_rules += (webhook_role[0]["rules"] if webhook_role else []) + (webhook_cr[0]["rules"] if webhook_cr else [])
     nodes_cr = find(docs, "ClusterRole", "danki-nodes")
-    check("nodeConcurrency auto: a ClusterRole that only gets nodes (no list, no watch), bound to the ServiceAccount",
+    check("nodeConcurrency auto and the default CPU boost: a ClusterRole that only reads nodes, bound to the ServiceAccount",
           nodes_cr and nodes_cr[0]["rules"] == NODE_RULES
           and find(docs, "ClusterRoleBinding", "danki-nodes")[0]["subjects"]
           == [{"kind": "ServiceAccount", "name": "danki", "namespace": NAMESPACE}], nodes_cr and nodes_cr[0]["rules"])
@@ -325,8 +328,9 @@ def test_namespaced(helm):
           and find(docs, "ClusterRole", "danki-webhook")[0]["rules"] == WEBHOOK_CLUSTER_RULES
           and find(docs, "ClusterRole", "danki-nodes")[0]["rules"] == NODE_RULES
           and sorted(d["metadata"]["name"] for d in find(docs, "ClusterRoleBinding")) == ["danki-nodes", "danki-webhook"])
-    code, fixed, err = render(helm, "--set", "watchNamespaces={shop,payments}", "--set", "nodeConcurrency=4")
-    check("nodeConcurrency a number: DANKI_NODE_CONCURRENCY=4 and no access to nodes",
+    code, fixed, err = render(helm, "--set", "watchNamespaces={shop,payments}", "--set", "nodeConcurrency=4",
+                              "--set", "cpuBoost.byDefault=false")
+    check("nodeConcurrency a number, no default boost: DANKI_NODE_CONCURRENCY=4 and no access to nodes",
           code == 0 and not find(fixed, "ClusterRole", "danki-nodes") and not find(fixed, "ClusterRoleBinding", "danki-nodes")
           and env_of(find(fixed, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0])["DANKI_NODE_CONCURRENCY"]
           == "4", err)
@@ -457,14 +461,20 @@ def test_cpu_boost(helm):
         (dep,) = find(docs, "Deployment")
         env = env_of(dep["spec"]["template"]["spec"]["containers"][0])
         resize = all(r in cr["rules"] for r in RESIZE_RULES)
+        nodes_cr = find(docs, "ClusterRole", "danki-nodes")
+        nodes = nodes_cr[0]["rules"] if nodes_cr else None
         check(f"cpuBoost {label}", env.get("DANKI_CPU_BOOST") == str(on).lower() and resize == on
+              and nodes == (NODE_RULES if on else NODE_GET_RULES)
               and (on or cr["rules"] == [r for r in WATCH_RULES if r not in RESIZE_RULES]),
               f"DANKI_CPU_BOOST={env.get('DANKI_CPU_BOOST')}, pods/resize {resize}")
     code, docs, err = render(helm, "--set", "cpuBoost.byDefault=false", "--set", "cpuBoost.activeProcessorCount=false")
     env = env_of(find(docs, "Deployment")[0]["spec"]["template"]["spec"]["containers"][0]) if code == 0 else {}
-    check("cpuBoost.byDefault and activeProcessorCount reach the operator",
-          env.get("DANKI_CPU_BOOST_BY_DEFAULT") == "false" and env.get("DANKI_CPU_BOOST_ACTIVE_PROCESSOR_COUNT") == "false",
-          err or env)
+    check("cpuBoost.byDefault and activeProcessorCount reach the operator; without the default, nodes get only",
+          env.get("DANKI_CPU_BOOST_BY_DEFAULT") == "false" and env.get("DANKI_CPU_BOOST_ACTIVE_PROCESSOR_COUNT") == "false"
+          and find(docs, "ClusterRole", "danki-nodes")[0]["rules"] == NODE_GET_RULES, err or env)
+    code, docs, err = render(helm, "--set", "nodeConcurrency=2")
+    check("nodeConcurrency fixed, the default boost on: a ClusterRole that lists and watches nodes",
+          code == 0 and find(docs, "ClusterRole", "danki-nodes")[0]["rules"] == NODE_RULES, err)
     code, _, err = render(helm, "--set", "cpuBoost.enabled=sometimes")
     check("cpuBoost.enabled: a value other than true, false or auto is rejected", code != 0 and "enabled" in err, err)
 

@@ -23,6 +23,7 @@ import dev.danki.operator.history.RunHistory
 import dev.danki.operator.kube.Caches
 import dev.danki.operator.kube.EventRecorder
 import dev.danki.operator.kube.Keys
+import dev.danki.operator.kube.NodeShapes
 import dev.danki.operator.kube.PodEviction
 import dev.danki.operator.kube.PrunedPods
 import dev.danki.operator.kube.RunStore
@@ -50,6 +51,7 @@ import dev.danki.operator.webhook.OptInReads
 import dev.danki.operator.webhook.UnlabeledPods
 import dev.danki.operator.webhook.Webhook
 import io.fabric8.kubernetes.api.model.HasMetadata
+import io.fabric8.kubernetes.api.model.Node
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider
@@ -86,10 +88,14 @@ class Operator(
             cpuBoostByDefault = config.cpuBoost && config.cpuBoostByDefault,
         )
 
+    /** The nodes whose allocatable CPU caps the default boost; only read for it. */
+    private val nodeShapes = if (config.cpuBoost && config.cpuBoostByDefault) NodeShapes(client) else null
+    private val nodes: () -> Collection<Node> = { nodeShapes?.all().orEmpty() }
+
     // with the boost allowed, the webhook raises it at admission; the resize while gated is the fallback
     val webhook =
         config.webhook?.let {
-            val boost = if (config.cpuBoost) BoostAdmission(parser, config.cpuBoostActiveProcessors) else null
+            val boost = if (config.cpuBoost) BoostAdmission(parser, config.cpuBoostActiveProcessors, nodes) else null
             Webhook(it, client, caches, metrics, config.runnerImage, config.identity, boost)
         }
     val http = HttpEndpoints(config.httpPort, metrics, ::problem) { caches.hasSynced() && webhook?.ready() != false }
@@ -153,7 +159,13 @@ class Operator(
             }
         val aotReport = trainer?.let { AotReport(AotProbe(podLogs), events, it) }
         val boosts =
-            CpuBoost(PodResize(client, leadership), events, config.cpuBoost, BoostMetrics(metrics.registry)::ended)
+            CpuBoost(
+                PodResize(client, leadership),
+                events,
+                config.cpuBoost,
+                BoostMetrics(metrics.registry)::ended,
+                nodes,
+            )
         val job =
             WarmupJob(
                 config,
@@ -283,6 +295,7 @@ class Operator(
         webhook?.drain(SHUTDOWN_DRAIN)
         history.close()
         webhook?.stop()
+        nodeShapes?.close()
         http.stop()
         // deletes the Lease unless another replica took it meanwhile
         election.stop()

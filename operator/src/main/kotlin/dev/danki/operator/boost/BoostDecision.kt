@@ -34,12 +34,15 @@ sealed interface BoostDecision {
     companion object {
         private const val CPU = "cpu"
         private const val GUARANTEED = "Guaranteed"
+        private const val NO_CEILING =
+            "no allocatable CPU is known of a node it may run on, which caps the default boost"
         private const val GUARANTEED_DEFAULT =
             "a Guaranteed pod gets no default boost (its CPU request would rise with it, and the scheduler " +
                 "would have to fit that); danki.dev/warmup-cpu asks for one"
 
         /**
-         * [amount]: the boost asked for, or danki's default. [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
+         * [amount]: the boost asked for, or danki's default, which [ceilingMillis] caps (BoostCeiling; null:
+         * unknown, and no default boost). [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
          * boost); null to read it from the pod. [guaranteed]: the pod's QoS class is Guaranteed (at
          * admission the API server has not written it yet: [PodQos.guaranteed] reads it from the spec).
          */
@@ -49,6 +52,7 @@ sealed interface BoostDecision {
             amount: BoostAmount,
             own: OwnCpu? = null,
             guaranteed: Boolean = pod.status?.qosClass == GUARANTEED,
+            ceilingMillis: Long? = null,
         ): BoostDecision {
             val containers = pod.spec?.containers.orEmpty()
             val container =
@@ -62,7 +66,12 @@ sealed interface BoostDecision {
                     ?: return Skip("container ${container.name} has no CPU limit: nothing holds its JVM back to raise")
             // the default is for limits only: a Guaranteed pod's request would rise too, which the scheduler must fit
             if (amount == BoostAmount.JvmSized && guaranteed && own == null) return Skip(GUARANTEED_DEFAULT)
-            val boostMillis = amount.millisFor(limit)
+            val boostMillis =
+                when (amount) {
+                    is BoostAmount.Fixed -> amount.millis
+                    // above what a node can give buys nothing, and a node whose pods' cgroup has a quota refuses it
+                    BoostAmount.JvmSized -> minOf(amount.millisFor(limit), ceilingMillis ?: return Skip(NO_CEILING))
+                }
             if (limit >= boostMillis) {
                 val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
                 return Skip("container ${container.name}'s CPU limit $what")

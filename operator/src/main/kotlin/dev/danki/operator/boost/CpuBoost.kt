@@ -7,6 +7,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Messages
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.WarmupPlan
+import io.fabric8.kubernetes.api.model.Node
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.KubernetesClientException
 import org.slf4j.LoggerFactory
@@ -28,6 +29,8 @@ class CpuBoost(
     private val enabled: Boolean,
     /** Told how each boost ended: its final state, in lower case (`danki_cpu_boosts_total`). */
     private val onEnded: (String) -> Unit = {},
+    /** The cluster's nodes (kube.NodeShapes): the pod's own caps the default boost ([BoostCeiling]). */
+    private val nodes: () -> Collection<Node> = { emptyList() },
 ) {
     private val log = LoggerFactory.getLogger(CpuBoost::class.java)
 
@@ -43,7 +46,9 @@ class CpuBoost(
         val amount = plan.warmupCpu ?: return left
         val record = CpuBoostStatus().apply { cpu = amount.describe() }
         if (!enabled) return refused(pod, record, "danki was installed without cpuBoost.enabled (no pods/resize)")
-        return when (val decision = BoostDecision.of(pod, plan.port, amount, left?.let(::ownCpuOf))) {
+        val ceiling = if (amount == BoostAmount.JvmSized) BoostCeiling.millisFor(pod, nodes()) else null
+        val decision = BoostDecision.of(pod, plan.port, amount, left?.let(::ownCpuOf), ceilingMillis = ceiling)
+        return when (decision) {
             is BoostDecision.Skip -> left ?: record.apply { skipped(decision.why) }
             is BoostDecision.Boost -> boost(pod, decision, record, left, save)
         }

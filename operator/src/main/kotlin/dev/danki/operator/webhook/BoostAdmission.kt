@@ -2,6 +2,8 @@ package dev.danki.operator.webhook
 
 import dev.danki.operator.aot.JvmContainer
 import dev.danki.operator.aot.JvmOptions
+import dev.danki.operator.boost.BoostAmount
+import dev.danki.operator.boost.BoostCeiling
 import dev.danki.operator.boost.BoostDecision
 import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.boost.DeclaredCpu
@@ -12,6 +14,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.warmup.PlanParser
 import io.fabric8.kubernetes.api.model.Container
 import io.fabric8.kubernetes.api.model.EnvVar
+import io.fabric8.kubernetes.api.model.Node
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.apps.Deployment
@@ -34,6 +37,8 @@ class BoostAdmission(
     private val parser: PlanParser,
     /** Whether the boosted JVM is told its declared CPU (chart value `cpuBoost.activeProcessorCount`). */
     private val activeProcessors: Boolean = false,
+    /** The cluster's nodes (kube.NodeShapes), whose allocatable CPU caps the default boost. */
+    private val nodes: () -> Collection<Node> = { emptyList() },
 ) {
     /**
      * The operations; [pod] as they leave it (annotation, environment), for the patches that come after:
@@ -107,6 +112,7 @@ class BoostAdmission(
             plan.port,
             amount,
             guaranteed = PodQos.guaranteed(spec),
+            ceilingMillis = if (amount == BoostAmount.JvmSized) BoostCeiling.millisFor(pod, nodes()) else null,
         ) as? BoostDecision.Boost
     }
 

@@ -74,17 +74,33 @@ class BoostDecisionTest {
     @Test
     fun `the default boost is the JVM's size for the container's own limit`() {
         // 200m: a JVM of 1 CPU, with 2 compiler threads
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized) shouldBe BoostDecision.Boost("app", 200, 3000, null)
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE) shouldBe
+            BoostDecision.Boost("app", 200, 3000, null)
         // 2500m: 3 CPUs and 2 compiler threads
-        BoostDecision.of(pod("2500m"), 8080, BoostAmount.JvmSized) shouldBe
+        BoostDecision.of(pod("2500m"), 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE) shouldBe
             BoostDecision.Boost("app", 2500, 5000, null)
+    }
+
+    @Test
+    fun `the default is capped by the nodes' CPU, and without a known node there is none`() {
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, ceilingMillis = 1500) shouldBe
+            BoostDecision.Boost("app", 200, 1500, null)
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized).shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
+            "no allocatable CPU is known"
+        // a boost asked for is the Deployment's to choose
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(4000), ceilingMillis = 1500) shouldBe
+            BoostDecision.Boost("app", 200, 4000, null)
     }
 
     @Test
     fun `a Guaranteed pod gets no default boost, as its request would rise with it, but one it asks for`() {
         val guaranteed = pod("500m", "500m", "Guaranteed")
-        BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized).shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
+        BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE).shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
             "a Guaranteed pod gets no default boost"
         BoostDecision.of(guaranteed, 8080, BoostAmount.Fixed(2000)) shouldBe BoostDecision.Boost("app", 500, 2000, 500)
+    }
+
+    private companion object {
+        const val BIG_NODE = 64_000L
     }
 }

@@ -39,7 +39,7 @@ class LeftBoostTest {
             every { await(any(), any(), any(), any()) } returns PodResize.Outcome.Applied
         }
     private val ended = mutableListOf<String>()
-    private val boosts = CpuBoost(resize, mockk(relaxed = true), enabled = true) { ended += it }
+    private val boosts = CpuBoost(resize, mockk(relaxed = true), enabled = true, onEnded = { ended += it })
     private val recorder = mockk<RunRecorder>(relaxed = true)
     private val gate = mockk<PodGate>(relaxed = true)
     private val pool = mockk<WarmupPools>(relaxed = true) { every { cancelPod(any(), any()) } returns emptySet() }
