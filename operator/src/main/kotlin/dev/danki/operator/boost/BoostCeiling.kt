@@ -27,8 +27,12 @@ object BoostCeiling {
             .asSequence()
             .filter { it.spec?.unschedulable != true }
             .filter { node -> selector.all { (k, v) -> node.metadata?.labels?.get(k) == v } }
-            .filter { node -> node.spec?.taints.orEmpty().all { taint -> allows(taint, tolerations) } }
-            .mapNotNull(::allocatableMillis)
+            .filter { node ->
+                node.spec
+                    ?.taints
+                    .orEmpty()
+                    .all { taint -> allows(taint, tolerations) }
+            }.mapNotNull(::allocatableMillis)
             .maxOrNull()
     }
 

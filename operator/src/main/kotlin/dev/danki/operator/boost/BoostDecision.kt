@@ -42,7 +42,8 @@ sealed interface BoostDecision {
 
         /**
          * [amount]: the boost asked for, or danki's default, which [ceilingMillis] caps (BoostCeiling; null:
-         * unknown, and no default boost). [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
+         * unknown, and no default boost). [own]: the container's own CPU as an earlier boost of this pod
+         * recorded it (the pod shows the
          * boost); null to read it from the pod. [guaranteed]: the pod's QoS class is Guaranteed (at
          * admission the API server has not written it yet: [PodQos.guaranteed] reads it from the spec).
          */
@@ -64,21 +65,37 @@ sealed interface BoostDecision {
                 own?.limitMillis
                     ?: CpuQuantity.millisOf(container.resources?.limits?.get(CPU))
                     ?: return Skip("container ${container.name} has no CPU limit: nothing holds its JVM back to raise")
-            // the default is for limits only: a Guaranteed pod's request would rise too, which the scheduler must fit
-            if (amount == BoostAmount.JvmSized && guaranteed && own == null) return Skip(GUARANTEED_DEFAULT)
+            defaultRefused(amount, guaranteed && own == null, ceilingMillis)?.let { return it }
+            // the default above what a node can give buys nothing, and a node whose pods' cgroup has a quota refuses it
+            val asked = amount.millisFor(limit)
             val boostMillis =
-                when (amount) {
-                    is BoostAmount.Fixed -> amount.millis
-                    // above what a node can give buys nothing, and a node whose pods' cgroup has a quota refuses it
-                    BoostAmount.JvmSized -> minOf(amount.millisFor(limit), ceilingMillis ?: return Skip(NO_CEILING))
+                if (amount == BoostAmount.JvmSized &&
+                    ceilingMillis != null
+                ) {
+                    minOf(asked, ceilingMillis)
+                } else {
+                    asked
                 }
-            if (limit >= boostMillis) {
-                val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
-                return Skip("container ${container.name}'s CPU limit $what")
-            }
             val request = if (own != null) own.requestMillis else requestOf(container).takeIf { guaranteed }
-            return Boost(container.name, limit, boostMillis, request)
+            val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
+            return if (limit >= boostMillis) {
+                Skip("container ${container.name}'s CPU limit $what")
+            } else {
+                Boost(container.name, limit, boostMillis, request)
+            }
         }
+
+        /**
+         * Why danki's default boost does not apply, if it does not: a Guaranteed pod's request would rise
+         * with it, which the scheduler must fit ([guaranteedDefault]), or no node's CPU is known to cap it.
+         */
+        private fun defaultRefused(amount: BoostAmount, guaranteedDefault: Boolean, ceilingMillis: Long?): Skip? =
+            when {
+                amount != BoostAmount.JvmSized -> null
+                guaranteedDefault -> Skip(GUARANTEED_DEFAULT)
+                ceilingMillis == null -> Skip(NO_CEILING)
+                else -> null
+            }
 
         private fun requestOf(container: Container) = CpuQuantity.millisOf(container.resources?.requests?.get(CPU))
     }

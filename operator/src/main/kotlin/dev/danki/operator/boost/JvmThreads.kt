@@ -9,7 +9,8 @@ object JvmThreads {
     private const val MILLIS_PER_CPU = 1000L
 
     /** The CPUs a JVM sees under a CPU limit of [limitMillis]: the limit rounded up, at least 1. */
-    fun activeProcessors(limitMillis: Long): Int = maxOf(1L, (limitMillis + MILLIS_PER_CPU - 1) / MILLIS_PER_CPU).toInt()
+    fun activeProcessors(limitMillis: Long): Int =
+        maxOf(1L, (limitMillis + MILLIS_PER_CPU - 1) / MILLIS_PER_CPU).toInt()
 
     /**
      * The JIT compiler threads of a JVM that sees [processors] CPUs: HotSpot's CICompilerCountPerCPU rule
@@ -19,7 +20,7 @@ object JvmThreads {
     fun compilerThreads(processors: Int): Int {
         val log = log2(processors)
         val logLog = log2(maxOf(log, 1))
-        return maxOf(log * logLog * 3 / 2, 2)
+        return maxOf(log * logLog * THREE_HALVES_NUMERATOR / 2, 2)
     }
 
     /**
@@ -32,5 +33,8 @@ object JvmThreads {
         return (processors + compilerThreads(processors)) * MILLIS_PER_CPU
     }
 
-    private fun log2(n: Int): Int = 31 - Integer.numberOfLeadingZeros(maxOf(n, 1))
+    private fun log2(n: Int): Int = Integer.SIZE - 1 - Integer.numberOfLeadingZeros(maxOf(n, 1))
+
+    /** HotSpot's factor of 3/2 in CICompilerCountPerCPU's rule, kept in integers as HotSpot computes it. */
+    private const val THREE_HALVES_NUMERATOR = 3
 }

@@ -63,8 +63,12 @@ class NodeShapes(
                 .withTaints(node.spec?.taints)
                 .endSpec()
                 .withNewStatus()
-                .apply { node.status?.allocatable?.get(CPU)?.let { addToAllocatable(CPU, it) } }
-                .endStatus()
+                .apply {
+                    node.status
+                        ?.allocatable
+                        ?.get(CPU)
+                        ?.let { addToAllocatable(CPU, it) }
+                }.endStatus()
                 .build()
     }
 }

@@ -1,7 +1,6 @@
 package dev.danki.operator.warmup
 
 import dev.danki.operator.boost.BoostAmount
-
 import java.time.Duration
 
 /** How to warm the pods of one Deployment, parsed from its `danki.dev/` annotations by [PlanParser]. */

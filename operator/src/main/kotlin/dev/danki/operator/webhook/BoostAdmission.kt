@@ -78,8 +78,15 @@ class BoostAdmission(
                 .editMetadata()
                 .addToAnnotations(Keys.DECLARED_CPU_ANNOTATION, declared)
                 .endMetadata()
-                .apply { env?.let { editSpec().editContainer(index).withEnv(it).endContainer().endSpec() } }
-                .build()
+                .apply {
+                    env?.let {
+                        editSpec()
+                            .editContainer(index)
+                            .withEnv(it)
+                            .endContainer()
+                            .endSpec()
+                    }
+                }.build()
         return Result(ops, admitted)
     }
 
@@ -92,12 +99,10 @@ class BoostAdmission(
         val env = container.env.orEmpty()
         val options = env.filter { it.name in JvmContainer.OPTION_VARIABLES }
         if (options.any { it.valueFrom != null || it.value.orEmpty().contains(PROCESSORS_FLAG) }) return null
-        val option = "$PROCESSORS_FLAG=${JvmThreads.activeProcessors(limitMillis)}"
-        return try {
-            JvmOptions.append(env, !container.envFrom.isNullOrEmpty(), option)
-        } catch (refused: JvmOptions.Refused) {
-            null
-        }
+        // envFrom may set the options' variables: JvmOptions would refuse, as for the cache
+        val hasEnvFrom = !container.envFrom.isNullOrEmpty()
+        if (hasEnvFrom && options.isEmpty()) return null
+        return JvmOptions.append(env, hasEnvFrom, "$PROCESSORS_FLAG=${JvmThreads.activeProcessors(limitMillis)}")
     }
 
     /** The boost [deployment] asks for [pod], when one applies. */

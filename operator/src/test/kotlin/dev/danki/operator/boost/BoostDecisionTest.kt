@@ -36,7 +36,8 @@ class BoostDecisionTest {
 
     @Test
     fun `the container serving the warm-up port gets the boost as its limit, its request untouched`() {
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(1000)) shouldBe BoostDecision.Boost("app", 200, 1000, null)
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(1000)) shouldBe
+            BoostDecision.Boost("app", 200, 1000, null)
     }
 
     @Test
@@ -67,7 +68,8 @@ class BoostDecisionTest {
     @Test
     fun `a pod an earlier leader boosted is judged by its own CPU as the record has it, not the boosted pod`() {
         val own = BoostDecision.OwnCpu("app", 200, null)
-        BoostDecision.of(pod("1"), 8080, BoostAmount.Fixed(1000), own) shouldBe BoostDecision.Boost("app", 200, 1000, null)
+        BoostDecision.of(pod("1"), 8080, BoostAmount.Fixed(1000), own) shouldBe
+            BoostDecision.Boost("app", 200, 1000, null)
         BoostDecision.of(pod("1"), 8080, BoostAmount.Fixed(150), own).shouldBeInstanceOf<BoostDecision.Skip>()
     }
 
@@ -85,8 +87,8 @@ class BoostDecisionTest {
     fun `the default is capped by the nodes' CPU, and without a known node there is none`() {
         BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, ceilingMillis = 1500) shouldBe
             BoostDecision.Boost("app", 200, 1500, null)
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized).shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
-            "no allocatable CPU is known"
+        val unknown = BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized)
+        unknown.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "no allocatable CPU is known"
         // a boost asked for is the Deployment's to choose
         BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(4000), ceilingMillis = 1500) shouldBe
             BoostDecision.Boost("app", 200, 4000, null)
@@ -95,8 +97,8 @@ class BoostDecisionTest {
     @Test
     fun `a Guaranteed pod gets no default boost, as its request would rise with it, but one it asks for`() {
         val guaranteed = pod("500m", "500m", "Guaranteed")
-        BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE).shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain
-            "a Guaranteed pod gets no default boost"
+        val sized = BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE)
+        sized.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "a Guaranteed pod gets no default boost"
         BoostDecision.of(guaranteed, 8080, BoostAmount.Fixed(2000)) shouldBe BoostDecision.Boost("app", 500, 2000, 500)
     }
 

@@ -1,5 +1,7 @@
 package dev.danki.operator.faults
 
+import dev.danki.operator.boost.CpuQuantity
+import dev.danki.operator.boost.DeclaredCpu
 import dev.danki.operator.e2e.E2eCluster
 import dev.danki.operator.e2e.OperatorProcess
 import dev.danki.operator.it.eventually
@@ -7,6 +9,8 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.WarmupRun
 import io.fabric8.kubernetes.api.model.Pod
+import io.fabric8.kubernetes.api.model.Quantity
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder
 import io.kotest.matchers.shouldBe
 import java.io.File
 import java.time.Duration
@@ -77,6 +81,26 @@ class FaultBench(
         env: Map<String, String> = emptyMap(),
     ) {
         client.resource(cluster.deployment(app, replicas, annotations, image, env, gated = true)).create()
+    }
+
+    /**
+     * A Deployment whose pods come as danki's webhook admits them with a CPU boost: the warmed container's
+     * limit at [boostMillis], its [declaredMillis] in the pod's declared-CPU annotation. The fault suite's
+     * operators serve no webhook; what the webhook writes is checked by BoostAdmissionTest and e2e-webhook.
+     */
+    fun deployBoosted(app: String, replicas: Int, declaredMillis: Long, boostMillis: Long) {
+        val deployment = cluster.deployment(app, replicas, warmup, gated = true)
+        val template = deployment.spec.template
+        val container = template.spec.containers[0]
+        container.resources =
+            ResourceRequirementsBuilder()
+                .addToRequests(CPU, Quantity(CpuQuantity.format(REQUEST_MILLIS)))
+                .addToLimits(CPU, Quantity(CpuQuantity.format(boostMillis)))
+                .build()
+        val declared = DeclaredCpu(container.name, declaredMillis, null).annotation()
+        template.metadata.annotations =
+            template.metadata.annotations.orEmpty() + (Keys.DECLARED_CPU_ANNOTATION to declared)
+        client.resource(deployment).create()
     }
 
     fun scale(app: String, replicas: Int) {
@@ -205,8 +229,11 @@ class FaultBench(
     }
 
     companion object {
-        /** Every warm-up of a case at once, none queued behind the per-node cap (default 2). */
-        val OPERATOR_ENV = mapOf("DANKI_CONCURRENCY" to "8", "DANKI_NODE_CONCURRENCY" to "8")
+        /** Every warm-up of a case at once, none queued behind the per-node cap (default 2); the CPU boost allowed. */
+        val OPERATOR_ENV =
+            mapOf("DANKI_CONCURRENCY" to "8", "DANKI_NODE_CONCURRENCY" to "8", "DANKI_CPU_BOOST" to "true")
+        private const val CPU = "cpu"
+        private const val REQUEST_MILLIS = 50L
         const val CLEAN_SECONDS = 90L
         const val MESSAGE_CHARS = 600
     }

@@ -1,8 +1,10 @@
 package dev.danki.operator.faults
 
+import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.e2e.OperatorProcess
 import dev.danki.operator.it.eventually
 import io.fabric8.kubernetes.api.model.NamespaceBuilder
+import io.fabric8.kubernetes.api.model.Pod
 import io.kotest.matchers.shouldBe
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
@@ -13,7 +15,10 @@ import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.TestMethodOrder
 import java.time.Duration
 
-/** Issue 13 faults 1 and 9: the operator itself killed, and started without its CRD (last: it deletes the CRD). */
+/**
+ * Issue 13 faults 1 and 9: the operator itself killed, and started without its CRD (last: it deletes the
+ * CRD); issue 47's 10: the leader killed between pods' CPU boost and its restore.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class OperatorFaults {
@@ -46,6 +51,50 @@ class OperatorFaults {
 
     @Test
     @Order(2)
+    fun `10 leader SIGKILLed between pods' boost from admission and its restore - they join at their declared CPU`() =
+        bench.case("boost-leader-killed", "the leader SIGKILLed while boosted pods warm", "boosted") { case ->
+            bench.deployBoosted("boosted", BOOSTED_PODS, DECLARED_MILLIS, BOOST_MILLIS)
+            case.did(
+                "deployed $BOOSTED_PODS sample pods as the webhook admits them with a boost: CPU limit " +
+                    "${CpuQuantity.format(BOOST_MILLIS)}, ${CpuQuantity.format(DECLARED_MILLIS)} declared on the pod",
+            )
+            bench.awaitRunning("boosted", BOOSTED_PODS)
+            val atBoost = bench.cluster.pods("boosted").count { cpuOf(it) == "$BOOST_MILLIS/$BOOST_MILLIS" }
+            case.notes["podsAtBoostAtFault"] = atBoost
+            val first = bench.leader()
+            case.fault("SIGKILLed leader ${first.identity} with $atBoost of $BOOSTED_PODS pods at their boost")
+            first.kill()
+            bench.awaitDecided(case, "boosted", BOOSTED_PODS, Duration.ofMinutes(DECIDE_MINUTES))
+            // the gate is set after the restore: each pod's spec and the kubelet's status say its declared CPU
+            val after = bench.cluster.pods("boosted").map(::cpuOf)
+            case.notes["cpuSpecAndKubeletAfter"] = after
+            case.notes["boosts"] =
+                bench.runsOf("boosted").map { run -> run.status?.cpuBoost?.let { "${it.state} ${it.summary}" } }
+            if (atBoost == 0) case.failures += "no pod was still at its boost when the leader was killed"
+            if (after.any { it != "$DECLARED_MILLIS/$DECLARED_MILLIS" }) {
+                case.failures += "pods not at their declared CPU (spec/kubelet, millicores): $after"
+            }
+        }
+
+    /** The warmed container's CPU limit in millicores, as its spec asks and as the kubelet reports it. */
+    private fun cpuOf(pod: Pod): String {
+        val spec =
+            pod.spec.containers[0]
+                .resources
+                ?.limits
+                ?.get("cpu")
+        val kubelet =
+            pod.status
+                ?.containerStatuses
+                ?.firstOrNull()
+                ?.resources
+                ?.limits
+                ?.get("cpu")
+        return "${CpuQuantity.millisOf(spec)}/${CpuQuantity.millisOf(kubelet)}"
+    }
+
+    @Test
+    @Order(3)
     fun `9 CRD missing at start-up - health answers 503, and after install and restart pods are warmed`() =
         bench.case("crd-missing", "the WarmupRun CRD missing at operator start-up, then installed", "crd") { case ->
             // nobody else may use the CRD: this suite owns the instance, this class's operators stop
@@ -118,6 +167,9 @@ class OperatorFaults {
 
     private companion object {
         const val PODS = 8
+        const val BOOSTED_PODS = 2
+        const val DECLARED_MILLIS = 200L
+        const val BOOST_MILLIS = 600L
         const val IN_FLIGHT = 4
         const val DECIDE_MINUTES = 8L
         const val WAIT_SECONDS = 60L

@@ -1,7 +1,6 @@
 package dev.danki.operator.warmup
 
 import dev.danki.operator.boost.BoostAmount
-
 import dev.danki.operator.kube.Keys.Annotations
 import io.fabric8.kubernetes.api.model.ContainerPortBuilder
 import io.fabric8.kubernetes.api.model.PodSpec
@@ -332,6 +331,7 @@ class PlanParserTest {
     @Test
     fun `where the chart boosts by default, absent means the JVM's size and off means none`() {
         val byDefault = PlanParser(FailurePolicy.OPEN, cpuBoostByDefault = true)
+
         fun parsed(vararg extra: Pair<String, String>) =
             byDefault.parse(mapOf(Annotations.WARMUP to "enabled", *extra), podSpec).plan!!.warmupCpu
         parsed() shouldBe BoostAmount.JvmSized
@@ -345,6 +345,7 @@ class PlanParserTest {
         val result = parse(Annotations.WARMUP_CPU to raw)
         result.plan shouldBe null
         result.problems.single().toString() shouldBe
-            "danki.dev/warmup-cpu=\"$raw\": expected a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m', or 'off' for no boost"
+            "danki.dev/warmup-cpu=\"$raw\": expected a CPU amount from 100m to 64, e.g. '2', '1.5' or '1500m', " +
+            "or 'off' for no boost"
     }
 }

@@ -141,7 +141,11 @@ class BoostAdmissionTest {
 
     private val withProcessors = BoostAdmission(PlanParser(FailurePolicy.OPEN), activeProcessors = true)
 
-    private fun envOf(pod: Pod): Map<String, String?> = pod.spec.containers[1].env.orEmpty().associate { it.name to it.value }
+    private fun envOf(pod: Pod): Map<String, String?> =
+        pod.spec.containers[1]
+            .env
+            .orEmpty()
+            .associate { it.name to it.value }
 
     @Test
     fun `the boosted JVM is told its declared CPU, rounded up, so its threads fit the CPU it keeps`() {
@@ -165,7 +169,8 @@ class BoostAdmissionTest {
 
     @Test
     fun `the user's own ActiveProcessorCount wins, and a value from a reference or envFrom is left alone`() {
-        val own = pod().apply { spec.containers[1].env = listOf(EnvVar("JDK_JAVA_OPTIONS", "-XX:ActiveProcessorCount=8", null)) }
+        val option = EnvVar("JDK_JAVA_OPTIONS", "-XX:ActiveProcessorCount=8", null)
+        val own = pod().apply { spec.containers[1].env = listOf(option) }
         envOf(patched(own, withProcessors.patchFor(own, deployment()).ops)) shouldBe
             mapOf("JDK_JAVA_OPTIONS" to "-XX:ActiveProcessorCount=8")
         val fromSecret =
@@ -185,14 +190,21 @@ class BoostAdmissionTest {
         cpuOf(fromRef, "limit") shouldBe Quantity("2")
         val withEnvFrom = pod().apply { spec.containers[1].envFrom = listOf(EnvFromSource(null, "cfg", null)) }
         val admitted = patched(withEnvFrom, withProcessors.patchFor(withEnvFrom, deployment()).ops)
-        admitted.spec.containers[1].env.orEmpty().shouldBeEmpty()
+        admitted.spec.containers[1]
+            .env
+            .orEmpty()
+            .shouldBeEmpty()
         cpuOf(admitted, "limit") shouldBe Quantity("2")
     }
 
     @Test
     fun `off, the environment is left as it is`() {
         val pod = pod()
-        patched(pod, admission.patchFor(pod, deployment()).ops).spec.containers[1].env.orEmpty().shouldBeEmpty()
+        patched(pod, admission.patchFor(pod, deployment()).ops)
+            .spec.containers[1]
+            .env
+            .orEmpty()
+            .shouldBeEmpty()
     }
 
     @Test
@@ -210,7 +222,9 @@ class BoostAdmissionTest {
         val boost = withProcessors.patchFor(pod, deployment)
         val cache = AotInjection.patchFor(boost.pod, deployment, AotFixtures.cache(), AotFixtures.RUNNER)
         val admitted = patched(pod, boost.ops + cache.ops)
-        admitted.spec.containers[0].env.associate { it.name to it.value } shouldBe
+        admitted.spec.containers[0]
+            .env
+            .associate { it.name to it.value } shouldBe
             mapOf(JvmOptions.LAUNCHER_OPTIONS to "-XX:ActiveProcessorCount=1 ${AotInjection.OPTION}")
         admitted.spec.containers[0]
             .resources.limits["cpu"] shouldBe Quantity("2")
