@@ -103,7 +103,8 @@ EOF
 light_app() {
   local boost="" resources=""
   if (($# > 1)); then
-    [[ $2 == default ]] || boost="danki.dev/warmup-cpu: $2"
+    # quoted: YAML reads a bare off as false, which is no annotation value
+    [[ $2 == default ]] || boost="danki.dev/warmup-cpu: \"$2\""
     resources="resources: {requests: {cpu: 50m}, limits: {cpu: $3}}"
   fi
   ka apply -f - >/dev/null <<EOF
@@ -532,8 +533,10 @@ phase_boost_at_admission() {
   check "7: $sized's spec asks for its declared 100m again" same "$(pod_cpu_limit "$sized")" 100m
   if wait_for "$TIMEOUT" "$unboosted warmed" pod_gate_is "$unboosted" True/WarmedUp; then pass "7: $unboosted warmed (gate True, WarmedUp)"
   else fail "7: $unboosted warmed (gate True, WarmedUp)"; diagnose unboosted; fi
+  # limit | declared CPU | JVM options | the run's boost state/summary (a bare / when it has none)
   check "7: danki.dev/warmup-cpu: off, $unboosted ran at its own 100m, no declared CPU nor JVM option on it" \
-    same "$(pod_cpu_limit "$unboosted")/$(declared_cpu "$unboosted")/$(jvm_options "$unboosted")/$(run_boost_of unboosted)" "100m///"
+    same "$(pod_cpu_limit "$unboosted") | $(declared_cpu "$unboosted") | $(jvm_options "$unboosted") | $(run_boost_of unboosted)" \
+    "100m |  |  | /"
   ka delete deploy sized unboosted --wait=false >/dev/null
 
   # the leader killed between a pod's boost and its restore: the new leader has only the pod to go by

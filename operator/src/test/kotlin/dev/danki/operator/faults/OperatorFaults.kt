@@ -169,7 +169,8 @@ class OperatorFaults {
         const val PODS = 8
         const val BOOSTED_PODS = 2
         const val DECLARED_MILLIS = 200L
-        const val BOOST_MILLIS = 600L
+        /** Under the fault instance's 500m nodes: a limit above a node's CFS quota is refused by the kernel. */
+        const val BOOST_MILLIS = 400L
         const val IN_FLIGHT = 4
         const val DECIDE_MINUTES = 8L
         const val WAIT_SECONDS = 60L
