@@ -102,16 +102,19 @@ class UngatedPodsIT {
      */
     private fun createdByReplicaSet(deployment: String, pod: Pod): Pod {
         val created = client.resource(pod).create()
-        client
-            .apps()
-            .deployments()
-            .inNamespace(space.ns)
-            .withName(deployment)
-            .editStatus { d ->
-                d.apply {
-                    status = (status ?: DeploymentStatus()).apply { replicas = (replicas ?: 0) + 1 }
+        // read and written at one resourceVersion: the operator may change the Deployment in between (409)
+        eventually(Duration.ofSeconds(CONFLICT_SECONDS)) {
+            client
+                .apps()
+                .deployments()
+                .inNamespace(space.ns)
+                .withName(deployment)
+                .editStatus { d ->
+                    d.apply {
+                        status = (status ?: DeploymentStatus()).apply { replicas = (replicas ?: 0) + 1 }
+                    }
                 }
-            }
+        }
         return created
     }
 
@@ -311,5 +314,9 @@ class UngatedPodsIT {
             lookup.close()
             unreachable.close()
         }
+    }
+
+    private companion object {
+        const val CONFLICT_SECONDS = 10L
     }
 }
