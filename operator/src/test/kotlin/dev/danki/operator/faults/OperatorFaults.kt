@@ -169,6 +169,7 @@ class OperatorFaults {
         const val PODS = 8
         const val BOOSTED_PODS = 2
         const val DECLARED_MILLIS = 200L
+
         /** Under the fault instance's 500m nodes: a limit above a node's CFS quota is refused by the kernel. */
         const val BOOST_MILLIS = 400L
         const val IN_FLIGHT = 4
