@@ -104,19 +104,8 @@ object JvmOptions {
      * Throws [Refused] when they cannot be added without hiding the user's.
      */
     fun append(env: List<EnvVar>, hasEnvFrom: Boolean, options: String): List<EnvVar> {
-        val variable =
-            listOf(Keys.Aot.JAVA_TOOL_OPTIONS, LAUNCHER_OPTIONS).firstOrNull { n ->
-                env.any { it.name == n }
-            }
-        if (variable == null) {
-            if (hasEnvFrom) {
-                throw Refused(
-                    "the container has envFrom, which may set JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS; set the one " +
-                        "your JVM reads in its env instead, so that danki can add to it",
-                )
-            }
-            return env + EnvVar(LAUNCHER_OPTIONS, options, null)
-        }
+        refusal(env, hasEnvFrom)?.let { throw Refused(it) }
+        val variable = variableOf(env) ?: return env + EnvVar(LAUNCHER_OPTIONS, options, null)
         val at = env.indexOfLast { it.name == variable }
         val own = env[at]
         // an earlier entry of the same name is dead (the last one wins); it is left as the user wrote it
@@ -130,4 +119,16 @@ object JvmOptions {
             }
         return env.take(at) + replaced + env.drop(at + 1)
     }
+
+    /** Why [append] would refuse to add options to [env], or null when it would add them. */
+    fun refusal(env: List<EnvVar>, hasEnvFrom: Boolean): String? =
+        if (hasEnvFrom && variableOf(env) == null) ENV_FROM_REFUSAL else null
+
+    /** The variable [append] adds to: the container's own `JAVA_TOOL_OPTIONS`, else its `JDK_JAVA_OPTIONS`. */
+    private fun variableOf(env: List<EnvVar>): String? =
+        listOf(Keys.Aot.JAVA_TOOL_OPTIONS, LAUNCHER_OPTIONS).firstOrNull { n -> env.any { it.name == n } }
+
+    private const val ENV_FROM_REFUSAL =
+        "the container has envFrom, which may set JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS; set the one " +
+            "your JVM reads in its env instead, so that danki can add to it"
 }

@@ -99,9 +99,9 @@ class BoostAdmission(
         val env = container.env.orEmpty()
         val options = env.filter { it.name in JvmContainer.OPTION_VARIABLES }
         if (options.any { it.valueFrom != null || it.value.orEmpty().contains(PROCESSORS_FLAG) }) return null
-        // envFrom may set the options' variables: JvmOptions would refuse, as for the cache
+        // envFrom may set the options' variables: JvmOptions refuses then, as for the cache
         val hasEnvFrom = !container.envFrom.isNullOrEmpty()
-        if (hasEnvFrom && options.isEmpty()) return null
+        if (JvmOptions.refusal(env, hasEnvFrom) != null) return null
         return JvmOptions.append(env, hasEnvFrom, "$PROCESSORS_FLAG=${JvmThreads.activeProcessors(limitMillis)}")
     }
 

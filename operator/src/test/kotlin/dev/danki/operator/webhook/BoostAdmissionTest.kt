@@ -198,6 +198,18 @@ class BoostAdmissionTest {
     }
 
     @Test
+    fun `envFrom beside only _JAVA_OPTIONS leaves the env alone too, as JvmOptions would refuse it`() {
+        val pod =
+            pod().apply {
+                spec.containers[1].env = listOf(EnvVar("_JAVA_OPTIONS", "-Xss512k", null))
+                spec.containers[1].envFrom = listOf(EnvFromSource(null, "cfg", null))
+            }
+        val admitted = patched(pod, withProcessors.patchFor(pod, deployment()).ops)
+        envOf(admitted) shouldBe mapOf("_JAVA_OPTIONS" to "-Xss512k")
+        cpuOf(admitted, "limit") shouldBe Quantity("2")
+    }
+
+    @Test
     fun `off, the environment is left as it is`() {
         val pod = pod()
         patched(pod, admission.patchFor(pod, deployment()).ops)
