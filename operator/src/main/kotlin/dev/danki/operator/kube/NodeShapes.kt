@@ -4,9 +4,6 @@ import io.fabric8.kubernetes.api.model.Node
 import io.fabric8.kubernetes.api.model.NodeBuilder
 import io.fabric8.kubernetes.client.KubernetesClient
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer
-import io.fabric8.kubernetes.client.informers.cache.BasicItemStore
-import io.fabric8.kubernetes.client.informers.cache.ItemStore
-import io.fabric8.kubernetes.client.informers.cache.Cache as InformerCache
 
 /**
  * The cluster's nodes as the default CPU boost reads them (boost.BoostCeiling): name, labels, taints,
@@ -21,31 +18,13 @@ class NodeShapes(
         client
             .nodes()
             .runnableInformer(0)
-            .itemStore(Pruned())
+            .itemStore(PrunedStore(::shape))
             .also { it.start() }
 
     /** The nodes known so far; empty until the first list has come. */
     fun all(): List<Node> = informer.store.list()
 
     override fun close() = informer.close()
-
-    private class Pruned : ItemStore<Node> {
-        private val store = BasicItemStore<Node> { InformerCache.metaNamespaceKeyFunc(it) }
-
-        override fun getKey(obj: Node): String = store.getKey(obj)
-
-        override fun put(key: String, obj: Node): Node? = store.put(key, shape(obj))
-
-        override fun remove(key: String): Node? = store.remove(key)
-
-        override fun keySet() = store.keySet()
-
-        override fun values() = store.values()
-
-        override fun size(): Int = store.size()
-
-        override fun get(key: String): Node? = store.get(key)
-    }
 
     companion object {
         private const val CPU = "cpu"
