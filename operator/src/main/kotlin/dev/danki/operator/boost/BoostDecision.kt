@@ -1,6 +1,7 @@
 package dev.danki.operator.boost
 
 import io.fabric8.kubernetes.api.model.Container
+import io.fabric8.kubernetes.api.model.Node
 import io.fabric8.kubernetes.api.model.Pod
 
 /**
@@ -41,9 +42,9 @@ sealed interface BoostDecision {
                 "would have to fit that); danki.dev/warmup-cpu asks for one"
 
         /**
-         * [amount]: the boost asked for, or danki's default, which [ceilingMillis] caps (BoostCeiling; null:
-         * unknown, and no default boost). [own]: the container's own CPU as an earlier boost of this pod
-         * recorded it (the pod shows the
+         * [amount]: the boost asked for, or danki's default, which the allocatable CPU of the [nodes] the pod
+         * may run on caps ([BoostCeiling]; none known: no default boost); they are read only for the default.
+         * [own]: the container's own CPU as an earlier boost of this pod recorded it (the pod shows the
          * boost); null to read it from the pod. [guaranteed]: the pod's QoS class is Guaranteed (at
          * admission the API server has not written it yet: [PodQos.guaranteed] reads it from the spec).
          */
@@ -53,7 +54,7 @@ sealed interface BoostDecision {
             amount: BoostAmount,
             own: OwnCpu? = null,
             guaranteed: Boolean = pod.status?.qosClass == GUARANTEED,
-            ceilingMillis: Long? = null,
+            nodes: () -> Collection<Node> = { emptyList() },
         ): BoostDecision {
             val containers = pod.spec?.containers.orEmpty()
             val container =
@@ -65,17 +66,11 @@ sealed interface BoostDecision {
                 own?.limitMillis
                     ?: CpuQuantity.millisOf(container.resources?.limits?.get(CPU))
                     ?: return Skip("container ${container.name} has no CPU limit: nothing holds its JVM back to raise")
-            defaultRefused(amount, guaranteed && own == null, ceilingMillis)?.let { return it }
             // the default above what a node can give buys nothing, and a node whose pods' cgroup has a quota refuses it
+            val ceiling = if (amount == BoostAmount.JvmSized) BoostCeiling.millisFor(pod, nodes()) else null
+            defaultRefused(amount, guaranteed && own == null, ceiling)?.let { return it }
             val asked = amount.millisFor(limit)
-            val boostMillis =
-                if (amount == BoostAmount.JvmSized &&
-                    ceilingMillis != null
-                ) {
-                    minOf(asked, ceilingMillis)
-                } else {
-                    asked
-                }
+            val boostMillis = ceiling?.let { minOf(asked, it) } ?: asked
             val request = if (own != null) own.requestMillis else requestOf(container).takeIf { guaranteed }
             val what = "${CpuQuantity.format(limit)} is at or above the boost, ${CpuQuantity.format(boostMillis)}"
             return if (limit >= boostMillis) {

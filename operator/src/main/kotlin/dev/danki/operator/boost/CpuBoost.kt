@@ -46,9 +46,7 @@ class CpuBoost(
         val amount = plan.warmupCpu ?: return left
         val record = CpuBoostStatus().apply { cpu = amount.describe() }
         if (!enabled) return refused(pod, record, "danki was installed without cpuBoost.enabled (no pods/resize)")
-        val ceiling = if (amount == BoostAmount.JvmSized) BoostCeiling.millisFor(pod, nodes()) else null
-        val decision = BoostDecision.of(pod, plan.port, amount, left?.let(::ownCpuOf), ceilingMillis = ceiling)
-        return when (decision) {
+        return when (val decision = BoostDecision.of(pod, plan.port, amount, left?.let(::ownCpuOf), nodes = nodes)) {
             is BoostDecision.Skip -> left ?: record.apply { skipped(decision.why) }
             is BoostDecision.Boost -> boost(pod, decision, record, left, save)
         }

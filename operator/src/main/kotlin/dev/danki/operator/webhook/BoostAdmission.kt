@@ -2,8 +2,6 @@ package dev.danki.operator.webhook
 
 import dev.danki.operator.aot.JvmContainer
 import dev.danki.operator.aot.JvmOptions
-import dev.danki.operator.boost.BoostAmount
-import dev.danki.operator.boost.BoostCeiling
 import dev.danki.operator.boost.BoostDecision
 import dev.danki.operator.boost.CpuQuantity
 import dev.danki.operator.boost.DeclaredCpu
@@ -117,7 +115,7 @@ class BoostAdmission(
             plan.port,
             amount,
             guaranteed = PodQos.guaranteed(spec),
-            ceilingMillis = if (amount == BoostAmount.JvmSized) BoostCeiling.millisFor(pod, nodes()) else null,
+            nodes = nodes,
         ) as? BoostDecision.Boost
     }
 

@@ -1,5 +1,7 @@
 package dev.danki.operator.boost
 
+import io.fabric8.kubernetes.api.model.Node
+import io.fabric8.kubernetes.api.model.NodeBuilder
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.api.model.PodBuilder
 import io.fabric8.kubernetes.api.model.Quantity
@@ -76,33 +78,48 @@ class BoostDecisionTest {
     @Test
     fun `the default boost is the JVM's size for the container's own limit`() {
         // 200m: a JVM of 1 CPU, with 2 compiler threads
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE) shouldBe
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, nodes = BIG_NODE) shouldBe
             BoostDecision.Boost("app", 200, 3000, null)
         // 2500m: 3 CPUs and 2 compiler threads
-        BoostDecision.of(pod("2500m"), 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE) shouldBe
+        BoostDecision.of(pod("2500m"), 8080, BoostAmount.JvmSized, nodes = BIG_NODE) shouldBe
             BoostDecision.Boost("app", 2500, 5000, null)
     }
 
     @Test
     fun `the default is capped by the nodes' CPU, and without a known node there is none`() {
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, ceilingMillis = 1500) shouldBe
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized, nodes = nodesOf("1500m")) shouldBe
             BoostDecision.Boost("app", 200, 1500, null)
         val unknown = BoostDecision.of(pod("200m"), 8080, BoostAmount.JvmSized)
         unknown.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "no allocatable CPU is known"
         // a boost asked for is the Deployment's to choose
-        BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(4000), ceilingMillis = 1500) shouldBe
+        BoostDecision.of(pod("200m"), 8080, BoostAmount.Fixed(4000), nodes = nodesOf("1500m")) shouldBe
             BoostDecision.Boost("app", 200, 4000, null)
     }
 
     @Test
     fun `a Guaranteed pod gets no default boost, as its request would rise with it, but one it asks for`() {
         val guaranteed = pod("500m", "500m", "Guaranteed")
-        val sized = BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized, ceilingMillis = BIG_NODE)
+        val sized = BoostDecision.of(guaranteed, 8080, BoostAmount.JvmSized, nodes = BIG_NODE)
         sized.shouldBeInstanceOf<BoostDecision.Skip>().why shouldContain "a Guaranteed pod gets no default boost"
         BoostDecision.of(guaranteed, 8080, BoostAmount.Fixed(2000)) shouldBe BoostDecision.Boost("app", 500, 2000, 500)
     }
 
     private companion object {
-        const val BIG_NODE = 64_000L
+        /** One node, of allocatable CPU [cpu]: the pod (no selector, no tolerations) may run on it. */
+        fun nodesOf(cpu: String): () -> List<Node> =
+            {
+                listOf(
+                    NodeBuilder()
+                        .withNewMetadata()
+                        .withName("n1")
+                        .endMetadata()
+                        .withNewStatus()
+                        .addToAllocatable("cpu", Quantity(cpu))
+                        .endStatus()
+                        .build(),
+                )
+            }
+
+        val BIG_NODE = nodesOf("64")
     }
 }
