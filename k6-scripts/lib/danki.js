@@ -22,7 +22,9 @@ import { reportedPercentiles } from './config.js';
 import { closedLoop, closedPass, openPass } from './senders.js';
 import { compileTimeMs, JIT_COUNTER_NAMES } from './jit.js';
 import { messageName, noteKey } from './messages.js';
-import { buildSummary, coldFromWarmup, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS } from './warmup-summary.js';
+import {
+  buildSummary, coldFromWarmup, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS, warmPassClosed,
+} from './warmup-summary.js';
 
 /** Stop reasons after which the pod counts as warmed, so the drain runs before the warm pass. */
 const STOPPED_WARM = ['Converged', 'JitSettled', 'TargetReached', 'MaxRequests'];
@@ -201,7 +203,7 @@ export function createWarmup(settings) {
       let reason = runs('cold') && !fromWarmup ? await pass('cold', send, deadline) : null;
       if (!reason && runs('warmup')) reason = await warmup(send, deadline - warmPassMs, fromWarmup ? s.requests : 0);
       if (runs('warm') && reason !== 'Aborted' && reason !== 'OutOfTime') {
-        reason = (await (fromWarmup ? closedWarmPass(send, deadline) : pass('warm', send, deadline))) || reason;
+        reason = (await (warmPassClosed(s) ? closedWarmPass(send, deadline) : pass('warm', send, deadline))) || reason;
       }
       stopCode.add(STOP_REASONS.indexOf(reason || 'Measured'));
     },

@@ -47,11 +47,21 @@ export function coldFromWarmup(s) {
 }
 
 /**
+ * Whether the warm pass is a closed one, with the warm-up's concurrency in flight: with COLD_PASS=warmup, also
+ * in a run of its own (the operator's after a CPU boost is restored), so it is taken as the cold figures were.
+ * A caller that sent the cold pass apart, as an open one, says COLD_PASS=open for the warm pass too.
+ */
+export function warmPassClosed(s) {
+  return s.coldPass === 'warmup';
+}
+
+/**
  * How a pass was measured: an open pass at a rate; or, when the cold figures are the warm-up's first answers
  * with some in flight, the warm ones a closed pass with as many in flight (lib/danki.js).
  */
 function protocolOf(phase, s) {
-  if (!coldFromWarmup(s)) return { source: 'open', requests: s.requests, rate: s.rate };
+  const closed = phase === 'cold' ? coldFromWarmup(s) : warmPassClosed(s);
+  if (!closed) return { source: 'open', requests: s.requests, rate: s.rate };
   return { source: phase === 'cold' ? 'warmup' : 'closed', requests: s.requests, concurrency: s.warmupConcurrency };
 }
 

@@ -57,14 +57,20 @@ test('a converged run: fields in warmup.js\'s order, percentiles per phase, evid
     /^danki warm-up of x: stop reason Converged \(throughput rule, 1800 warm-up requests in 9 blocks of 200, throughput 290.0 -> 305.0\/s\)/);
 });
 
-test('an open cold pass, or one of a run without the warm-up, says so', () => {
+test('an open cold pass, one of a run without the warm-up, and a warm pass of its own say so', () => {
   const open = buildSummary(k6Data(converged), readSettings({ COLD_PASS: 'open' }));
   assert.deepEqual(open.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });
   assert.deepEqual(open.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
-  // a warm pass of its own (the cold one taken apart, as a CPU boost does) is open like that cold one
-  const warmAlone = buildSummary(k6Data({ phases: { warm: { requests: 100, p95: 30 } }, stop: 'Measured' }),
-    readSettings({ PHASES: 'warm' }));
-  assert.deepEqual(warmAlone.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
+  // a warm pass of its own is taken as the cold figures were: the operator says COLD_PASS=open where it sent
+  // the cold pass apart (a boost raised after it), and leaves the plan's warmup where the cold figures came
+  // from the warm-up (a boost from admission, restored before the warm pass)
+  const warmData = k6Data({ phases: { warm: { requests: 100, p95: 30 } }, stop: 'Measured' });
+  const warmAfterOpen = buildSummary(warmData, readSettings({ PHASES: 'warm', COLD_PASS: 'open' }));
+  assert.deepEqual(warmAfterOpen.phases.warm.protocol, { source: 'open', requests: 100, rate: 20 });
+  const warmAfterWarmup = buildSummary(warmData, readSettings({ PHASES: 'warm' }));
+  assert.deepEqual(warmAfterWarmup.phases.warm.protocol, { source: 'closed', requests: 100, concurrency: 4 });
+  const coldWithWarmup = buildSummary(k6Data(converged), readSettings({ PHASES: 'cold,warmup' }));
+  assert.deepEqual(coldWithWarmup.phases.cold.protocol, { source: 'warmup', requests: 100, concurrency: 4 });
   const alone = buildSummary(k6Data({ phases: { cold: { requests: 100, p95: 300 } }, stop: 'Measured' }),
     readSettings({ PHASES: 'cold' }));
   assert.deepEqual(alone.phases.cold.protocol, { source: 'open', requests: 100, rate: 20 });

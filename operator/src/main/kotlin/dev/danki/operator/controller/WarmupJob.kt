@@ -11,6 +11,7 @@ import dev.danki.operator.kube.WarmupRun
 import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.AttemptListener
 import dev.danki.operator.warmup.AttemptsResult
+import dev.danki.operator.warmup.ColdPass
 import dev.danki.operator.warmup.DurationFormat
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
@@ -97,12 +98,15 @@ class WarmupJob(
             )
         // a custom flow runs in runner pods, the built-in plan in the operator's own k6
         val where = plan.script?.let { runnerAttempts ?: error("no runner pods for a custom flow") } ?: attempts
-        val runs = PhaseRuns(where, request, task, Listener(input, plan))
         val admitted = CpuBoost.fromAdmission(pod)
+        val resized = admitted == null && (plan.warmupCpu != null || status.cpuBoost != null)
+        // a boost raised after the cold pass sends that pass alone, so an open one: the warm pass is taken alike
+        val sent = if (resized) request.copy(plan = plan.copy(coldPass = ColdPass.OPEN)) else request
+        val runs = PhaseRuns(where, sent, task, Listener(input, plan))
         when {
             admitted != null -> boostedSinceAdmission(input, admitted, runs)
-            plan.warmupCpu == null && status.cpuBoost == null -> runs.send(WarmupPhase.ALL)
-            else -> boosted(input, plan, runs)
+            resized -> boosted(input, plan, runs)
+            else -> runs.send(WarmupPhase.ALL)
         }
         return runs.result()
     }
@@ -141,13 +145,17 @@ class WarmupJob(
      * pass and warm-up run at it too; its declared CPU is back before the warm pass, and so before record()
      * sets its gate, whatever the outcome. The record is the pod's own ([CpuBoost.fromAdmission]): this
      * run's copy of it only shows it, and a new leader finds it on the pod without it.
+     *
+     * The cold pass and the warm-up are one k6 run: no CPU changes between them, so the plan's cold-pass
+     * applies as without a boost (by default the warm-up's first answers, which cost no time of their own;
+     * a cold-only run would be an open pass of 5 s at 20/s that warms the pod no faster).
      */
     private fun boostedSinceAdmission(input: Input, admitted: CpuBoostStatus, runs: PhaseRuns) {
         val status = input.status
         status.cpuBoost = admitted
         writeProgress(input, status)
         try {
-            if (runs.send(COLD)) runs.send(WARMUP)
+            runs.send(COLD_AND_WARMUP)
         } finally {
             boosts.end(input.ref.pod, status.cpuBoost)
         }
@@ -255,5 +263,6 @@ class WarmupJob(
         val WARMUP = setOf(WarmupPhase.WARMUP)
         val WARM = setOf(WarmupPhase.WARM)
         val WARMUP_AND_WARM = setOf(WarmupPhase.WARMUP, WarmupPhase.WARM)
+        val COLD_AND_WARMUP = setOf(WarmupPhase.COLD, WarmupPhase.WARMUP)
     }
 }

@@ -11,6 +11,7 @@ import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.testkit.SettableClock
 import dev.danki.operator.testkit.readyGatedPod
 import dev.danki.operator.warmup.AttemptStarter
+import dev.danki.operator.warmup.ColdPass
 import dev.danki.operator.warmup.K6Outcome
 import dev.danki.operator.warmup.K6Request
 import dev.danki.operator.warmup.K6Summary
@@ -44,12 +45,16 @@ import java.time.Instant
 class BoostedWarmupTest {
     /** What happened, in order: k6 runs by their phases, and resizes by the limit asked for. */
     private val steps = mutableListOf<String>()
+
+    /** The cold-pass setting each k6 run was given, in order: it decides how the cold and warm passes are sent. */
+    private val coldPasses = mutableListOf<ColdPass>()
     private val outcomes = ArrayDeque<(Set<WarmupPhase>) -> K6Outcome>()
 
     private val starter =
         object : AttemptStarter {
             override fun start(request: K6Request): RunningAttempt {
                 steps += "k6 ${WarmupPhase.listOf(request.phases)}"
+                coldPasses += request.plan.coldPass
                 val outcome = (outcomes.removeFirstOrNull() ?: ::completed)(request.phases)
                 return object : RunningAttempt {
                     override fun await() = outcome
@@ -105,6 +110,8 @@ class BoostedWarmupTest {
     fun `the cold pass runs at the pod's own CPU, the warm-up boosted, the warm pass at its own CPU again`() {
         val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
         steps shouldBe listOf("k6 cold", "resize 1000m", "k6 warmup", "resize 200m", "k6 warm")
+        // the cold pass sent alone is an open one, whatever the plan says: so the warm pass is open as well
+        coldPasses shouldBe List(3) { ColdPass.OPEN }
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
         val summary = slot<K6Summary>()
         verify { recorder.succeeded(any(), status, capture(summary), any()) }
@@ -129,8 +136,11 @@ class BoostedWarmupTest {
     fun `a pod boosted at admission runs its cold pass and warm-up at the boost, its warm pass at its own CPU`() {
         boostedAtAdmission()
         val status = warmUp(WarmupPlan(port = 8080, warmupCpu = BoostAmount.Fixed(1_000)))
-        // no resize up: the JVM started at the boost; the one resize puts the declared CPU back
-        steps shouldBe listOf("k6 cold", "k6 warmup", "resize 200m", "k6 warm")
+        // no resize up: the JVM started at the boost; the one resize puts the declared CPU back. No CPU
+        // changes between the cold pass and the warm-up, so they are one run, as without a boost
+        steps shouldBe listOf("k6 cold,warmup", "resize 200m", "k6 warm")
+        // the plan's cold pass (the warm-up's first answers), and a warm pass taken alike
+        coldPasses shouldBe List(2) { ColdPass.WARMUP }
         status.cpuBoost!!.state shouldBe CpuBoostStatus.RESTORED
         status.cpuBoost!!.summary shouldBe "200m->1"
         verify { recorder.succeeded(any(), status, any(), any()) }
@@ -140,7 +150,7 @@ class BoostedWarmupTest {
     fun `a pod boosted at admission is restored even when its Deployment no longer asks for a boost`() {
         boostedAtAdmission()
         warmUp(WarmupPlan(port = 8080))
-        steps shouldBe listOf("k6 cold", "k6 warmup", "resize 200m", "k6 warm")
+        steps shouldBe listOf("k6 cold,warmup", "resize 200m", "k6 warm")
     }
 
     @Test
