@@ -3,7 +3,7 @@
 ##@ Demo
 
 .PHONY: demo
-demo: ## Build, start the local cluster, install danki, scale a warmed and a cold Deployment 1->4, compare; writes demo-report.html (KEEP=1 keeps it running).
+demo: ## Build, start the local cluster, install danki, scale a warmed and a cold Deployment 1->3, compare; writes demo-report.html (KEEP=1 keeps it running).
 	@REPO=$(REPO) VERSION=$(VERSION) KUBECTL=$(KUBECTL) K6=$(K6) HELM=$(HELM) MAKE="$(MAKE)" KEEP=$(KEEP) $(REPO)/demo/run-demo.sh
 
 .PHONY: demo-report

@@ -85,7 +85,7 @@ def render(out, meta, runs, results):
     per_pod = [[dep, pod] + [fmt(summarize(reqs)[f"p{p}"]) for p in PERCENTILES] + [len(reqs)]
                for dep in (WARM, COLD) for pod, reqs in results[dep]["pods"].items()]
     run_rows = [run_row(r) for r in runs]
-    run_table = [[r["pod"], r["phase"], r["stop"], r["boost"], r["requests"]] + [fmt(v) for v in r["cold"]]
+    run_table = [[r["pod"], r["phase"], r["stop"], r["boost"], r["aot"], r["requests"]] + [fmt(v) for v in r["cold"]]
                  + [fmt(v) for v in r["warm"]] for r in run_rows]
     run_bars = grouped_bars("WarmupRun P95 per pod: what a user would have met cold vs after danki (ms)",
                             [r["pod"].rsplit("-", 1)[-1] for r in run_rows],
@@ -97,9 +97,10 @@ def render(out, meta, runs, results):
 <body>
 <h1>danki demo: the pre-exam scale-up, warmed vs cold</h1>
 <p class="verdict{'' if won else ' lose'}">{escape(text)}</p>
-<p class="note">Two identical Deployments of <code>danki/sample-service:dev</code> (same image, configuration and
+<p class="note">Two identical Deployments of <code>{escape(meta.get('image', 'danki/sample-service:dev'))}</code> (same image, configuration and
 probes), scaled from 1 to {escape(meta.get('replicas', '4'))} replicas at the same moment. Only
-<code>exam-warm</code> carries <code>danki.dev/warmup: "enabled"</code>. Once every pod was Ready, each new pod got
+<code>exam-warm</code> carries <code>danki.dev/warmup: "enabled"</code> (and <code>danki.dev/aot-cache</code>, where the
+table below says so). Once every pod was Ready, each new pod got
 the exam-start load through its Service's EndpointSlice address: 20 requests/s for 5 s, one Deployment after the
 other ({escape(meta.get('load_order', ''))}), nothing else running. Run {escape(meta.get('started', ''))} on {machine}.</p>
 
@@ -123,7 +124,7 @@ its users get. These are single HTTP requests of the paths in <code>danki.dev/pa
 starts, measured as the WarmupRuns record it ({escape(protocols(runs))}): figures taken from the warm-up's first
 answers show the pod's cold service time, not the queue users arriving at a fixed rate would build.
 Requests: cold / warm-up (with the drain) / warm pass.</p>
-<div class="wide">{table(['pod', 'phase', 'stop', 'CPU boost', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}</div>
+<div class="wide">{table(['pod', 'phase', 'stop', 'CPU boost', 'AOT cache', 'requests'] + ['cold ' + p for p in pcts] + ['warm ' + p for p in pcts], run_table)}</div>
 {run_bars}
 
 <h2>What the warm-up cost: time to Ready</h2>

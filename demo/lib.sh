@@ -27,18 +27,32 @@ wait_for() {
   done
 }
 
+# The local cluster's node role label (local-cluster/kubelet/node-env.sh): worker, or system (tainted).
+NODE_ROLE_LABEL=danki.dev/local-role
+
+# system_pool_values: helm's arguments, one a line, that put danki on the cluster's system node when it has
+# one (SYSTEM_NODE_CPU): its nodeSelector and the toleration of the node's taint; nothing otherwise.
+system_pool_values() {
+  [[ -n $($K get nodes -l "$NODE_ROLE_LABEL=system" -o name) ]] || return 0
+  printf '%s\n' --set-json "nodeSelector={\"$NODE_ROLE_LABEL\":\"system\"}" \
+    --set-json "tolerations=[{\"key\":\"$NODE_ROLE_LABEL\",\"value\":\"system\",\"effect\":\"NoSchedule\"}]"
+}
+
 # cluster_running: true when the API server of $KUBECONFIG answers.
 cluster_running() { [[ -f ${KUBECONFIG:-/nonexistent} ]] && $K get --raw=/readyz >/dev/null 2>&1; }
 
-# render_exam NAME ANNOTATE REPLICAS: the manifest of one exam Deployment and its Service, named NAME,
-# labelled and selected by app: NAME, with REPLICAS replicas. Every one comes from the kustomize base
-# demo/manifests/exam; only ANNOTATE=1 adds the component demo/manifests/warmup (danki's annotations).
+# render_exam NAME ANNOTATE REPLICAS [IMAGE]: the manifest of one exam Deployment and its Service, named
+# NAME, labelled and selected by app: NAME, with REPLICAS replicas. Every one comes from the kustomize base
+# demo/manifests/exam; ANNOTATE=1 adds the component demo/manifests/warmup (danki's annotations), and
+# ANNOTATE=aot the component demo/manifests/aot-cache as well (danki's AOT cache, for a JDK 25 IMAGE).
+# IMAGE replaces the base's (danki/sample-service:dev).
 render_exam() {
-  local name=$1 annotate=$2 replicas=$3 dir manifests rc=0
+  local name=$1 annotate=$2 replicas=$3 image=${4:-} dir manifests rc=0
   # The Service's name must be a DNS-1035 label, the stricter of the two kinds' rules.
   [[ $name =~ ^[a-z]([-a-z0-9]*[a-z0-9])?$ && ${#name} -le 63 ]] ||
     die "render_exam: NAME '$name' is not a DNS-1035 label (a-z, 0-9 and '-', a letter first, at most 63)"
-  [[ $annotate == [01] ]] || die "render_exam: ANNOTATE '$annotate' is not 0 or 1"
+  [[ $annotate =~ ^(0|1|aot)$ ]] || die "render_exam: ANNOTATE '$annotate' is not 0, 1 or aot"
+  [[ -z $image || $image =~ ^[a-z0-9][-a-z0-9./_:@]*$ ]] || die "render_exam: IMAGE '$image' is not an image reference"
   [[ $replicas =~ ^[0-9]+$ ]] || die "render_exam: REPLICAS '$replicas' is not a non-negative integer"
   dir=$(mktemp -d) || die "render_exam: mktemp -d failed"
   # kustomize's load restrictor lets a kustomization load a directory with its own kustomization from
@@ -60,7 +74,12 @@ labels:
 replicas:
   - {name: $name, count: $replicas}
 EOF
-  [[ $annotate == 0 ]] || printf 'components: ["%s"]\n' "$manifests/warmup" >>"$dir/kustomization.yaml"
+  case $annotate in
+    1) printf 'components: ["%s"]\n' "$manifests/warmup" >>"$dir/kustomization.yaml" ;;
+    aot) printf 'components: ["%s", "%s"]\n' "$manifests/warmup" "$manifests/aot-cache" >>"$dir/kustomization.yaml" ;;
+  esac
+  [[ -z $image ]] || printf 'images:\n  - {name: danki/sample-service:dev, newName: %s, newTag: %s}\n' \
+    "${image%:*}" "${image##*:}" >>"$dir/kustomization.yaml"
   $K kustomize "$dir" || rc=$?
   rm -rf "$dir"
   return "$rc"

@@ -50,6 +50,8 @@ def run_row(run):
             "stop": st.get("stopReason") or "-", "requests": req_text,
             # e.g. 250m->3: the CPU the pod started and warmed at, restored before its warm pass
             "boost": (st.get("cpuBoost") or {}).get("summary") or "-",
+            # used, absent (why) or rejected (why): what the pod's JVM made of danki's AOT cache
+            "aot": st.get("aotCache") or "-",
             "cold": [(st.get("cold") or {}).get(f"p{p}") for p in PERCENTILES],
             "warm": [(st.get("warm") or {}).get(f"p{p}") for p in PERCENTILES],
             "protocol": {k: protocol(st.get(k)) for k in ("cold", "warm")},
@@ -86,10 +88,10 @@ def text_table(header, rows):
 
 
 def runs_table(out):
-    header = ["pod", "phase", "stop", "CPU boost", "req cold/warm-up/warm"] + [f"cold P{p}" for p in PERCENTILES] \
+    header = ["pod", "phase", "stop", "CPU boost", "AOT cache", "req cold/warm-up/warm"] + [f"cold P{p}" for p in PERCENTILES] \
         + [f"warm P{p}" for p in PERCENTILES]
     runs = load_runs(out)
-    rows = [[r["pod"], r["phase"], r["stop"], r["boost"], r["requests"]] + [fmt(v) for v in r["cold"]]
+    rows = [[r["pod"], r["phase"], r["stop"], r["boost"], r["aot"], r["requests"]] + [fmt(v) for v in r["cold"]]
             + [fmt(v) for v in r["warm"]] for r in map(run_row, runs)]
     return text_table(header, rows) + f"\n(measured as {protocols(runs)})" if rows else "(no WarmupRuns found)"
 

@@ -6,8 +6,6 @@ BENCH_DIR=$REPO/bench/warmup
 MEASURE=("$PY" "$BENCH_DIR/measure.py")
 RECORDS=$OUT/records.jsonl
 OPERATOR_NS=danki-system RELEASE=danki LEASE=danki-operator
-# The local cluster's node role label (local-cluster/kubelet/node-env.sh): worker, or system (tainted).
-NODE_ROLE_LABEL=danki.dev/local-role
 
 record() { "${MEASURE[@]}" record "$RECORDS" "$@"; }
 # json_get KEY...: the value at KEY... of the JSON on stdin ('' when missing).
@@ -24,8 +22,10 @@ print("" if v is None else v)' "$@"
 # is the one doing the work. BENCH_OPERATOR_SET, space-separated KEY=VALUE chart values, measures
 # another setting (e.g. "nodeConcurrency=1") without editing the chart.
 install_operator() {
-  local concurrency=${1:-} pods holder t0 value digest extra=()
+  local concurrency=${1:-} pods holder t0 value digest extra=() system_pool
   for value in ${BENCH_OPERATOR_SET:-}; do extra+=(--set "$value"); done
+  mapfile -t system_pool < <(system_pool_values)
+  ((${#system_pool[@]})) || die "no system node ($NODE_ROLE_LABEL=system) for the operator: see check_layout"
   # pinned by digest: a node keeps the image it pulled for a tag (IfNotPresent), so a rebuilt operator, or
   # BENCH_OPERATOR_TAG=baseline (an earlier build kept under its own tag), runs only if named by digest
   digest=$(registry_digest danki/operator "${BENCH_OPERATOR_TAG:-dev}") ||
@@ -39,8 +39,7 @@ install_operator() {
   $HELM upgrade --install "$RELEASE" "$REPO/charts/danki" -n "$OPERATOR_NS" --create-namespace --skip-crds \
     --set image.tag="${BENCH_OPERATOR_TAG:-dev}" --set image.digest="$digest" --set replicaCount=1 \
     --set podDisruptionBudget.enabled=false \
-    --set-json "nodeSelector={\"$NODE_ROLE_LABEL\":\"system\"}" \
-    --set-json "tolerations=[{\"key\":\"$NODE_ROLE_LABEL\",\"value\":\"system\",\"effect\":\"NoSchedule\"}]" \
+    "${system_pool[@]}" \
     ${concurrency:+--set concurrency="$concurrency"} "${extra[@]}" --wait --timeout 180s >/dev/null
   t0=$(date +%s)
   while :; do

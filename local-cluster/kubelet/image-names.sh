@@ -20,9 +20,10 @@ SLIM_IMAGE=localhost/danki/debian:12-slim
 # tests name them. Stage name = image name after danki/.
 APP_STAGES=(operator sample-service k6-runner spring-shop sample-service-jdk25 spring-shop-jdk25)
 APP_TAG=dev
-# What make demo runs (demo-images): the operator the chart installs (its runner pods are off by
-# default) and sample-service, demo/manifests/exam's image. Both on the JRE 17 base.
-DEMO_STAGES=(operator sample-service)
+# What make demo runs (demo-images): the operator the chart installs, sample-service-jdk25 (the exam
+# Deployments' image: JDK 25, so exam-warm gets danki's AOT cache) and k6-runner (the runner image,
+# which seals each AOT cache). The JRE 17 and 25 bases and the slim one.
+DEMO_STAGES=(operator sample-service-jdk25 k6-runner)
 # chart_tag: the chart's appVersion, the tag it installs when none is set; registry/push.sh tags danki's
 # images with it as well as APP_TAG, so charts and manifests work as users write them.
 chart_tag() { sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$REPO/charts/danki/Chart.yaml"; }

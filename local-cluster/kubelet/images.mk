@@ -28,9 +28,9 @@ images: image-deps $(IMAGES_JARS) tool-k6 ## Build every image (the bases, danki
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build base apps test
 	@$(PUSH_TO_RUNNING)
 
-# Only the images make demo runs (DEMO_STAGES in image-names.sh) and their JRE 17 base: a first make
-# demo skips spring-shop's jar and images, the JDK 25 ones and the test images. Pushed as images does.
-demo-images: image-deps operator/target/operator-all.jar sample-service/target/sample-service-all.jar tool-k6 ## Build only the images make demo runs (danki/{operator,sample-service}:dev on the JRE 17 base) and push them as images does.
+# Only the images make demo runs (DEMO_STAGES in image-names.sh) and their bases: a first make demo
+# skips spring-shop's jar and images, sample-service on JRE 17 and the test images. Pushed as images does.
+demo-images: image-deps operator/target/operator-all.jar sample-service/target/sample-service-all.jar tool-k6 ## Build only the images make demo runs (danki/{operator,sample-service-jdk25,k6-runner}:dev) and push them as images does.
 	@REPO=$(REPO) BIN=$(BIN) $(LOCAL_CLUSTER)/kubelet/node-images.sh build demo
 	@$(PUSH_TO_RUNNING)
 

@@ -12,7 +12,7 @@
 #                (dockerfile-stage.py), on the local bases; needs the jars and bin/k6
 #          test: a Python base (the host's 3.11) and danki/{http-status,http-fetch}:dev from
 #                local-cluster/images/Dockerfile
-#          demo: only what make demo runs (DEMO_STAGES, image-names.sh) and their JRE 17 base
+#          demo: only what make demo runs (DEMO_STAGES, image-names.sh) and their bases
 #        node-images.sh import SOCKET    import the pause image into the containerd at SOCKET (k8s.io)
 #        node-images.sh check            compare each app and test image with its Dockerfile stage
 # Env:   REPO, BIN, K8S_VERSION (for pause.c), IMAGES_DIR (default $REPO/.build/node-images),
@@ -303,7 +303,7 @@ build() {
       base) build_pause; build_jre17; build_jre25; build_slim ;;
       apps) extract_spring_shop; for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       test) build_python; for st in "${TEST_STAGES[@]}"; do build_app "$TEST_DOCKERFILE" "$st"; done ;;
-      demo) build_pause; build_jre17; for st in "${DEMO_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
+      demo) build_pause; build_jre17; build_jre25; build_slim; for st in "${DEMO_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       *) die "unknown image set: $what (node|base|apps|test|demo)" ;;
     esac
   done
