@@ -109,17 +109,25 @@ def cache(r):
     return text
 
 
+def worker_cpu(layout):
+    """The allocatable CPU of the layout's workers, as the node reports it (e.g. 350m or 2)."""
+    return next((n["cpu"] for n in layout.get("nodes", []) if n["role"] == "worker"), "1")
+
+
 def layout_markdown(layout):
     """The nodes, their roles and CPU budgets, and where the strategies' pods ran."""
     rows = [[n["node"], n["role"] or "-", n["cpu"], n["memory"]] for n in layout["nodes"]]
     workers = sum(1 for n in layout["nodes"] if n["role"] == "worker")
     period = layout.get("node_cfs_period_ms")
-    worker_cpu = next((n["cpu"] for n in layout["nodes"] if n["role"] == "worker"), "1")
-    share = int(worker_cpu[:-1]) / 1000 if worker_cpu.endswith("m") else float(worker_cpu)
+    cpu = worker_cpu(layout)
+    share = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
+    # under one CPU a single busy thread spends the quota and waits out the period's rest; at one or more
+    # only threads beyond the budget's cores do
+    stall = (f"so at most {period * (1 - share):g} ms on a {cpu} node" if period and share < 1 else
+             f"which on a node of {cpu} CPU takes more threads than its budget's cores to reach")
     return (table(["node", "role", "allocatable CPU (its budget)", "allocatable memory"], rows)
             + (f"\n\nEach node's budget is a CFS quota over a period of {period:g} ms, as the workers' cgroups had it: "
-               "a JVM that spends its node's quota stalls until the next period, so at most "
-               f"{period * (1 - share):g} ms on a {worker_cpu} node." if period else "")
+               f"a JVM that spends its node's quota stalls until the next period, {stall}." if period else "")
             + f"\n\n{workers} worker nodes run the targets' pods, one pod of a strategy per node (required "
             "anti-affinity), so a scale-up goes 1 -> " + str(layout["scaleup_to"]) + ". The system node is tainted: "
             "only the operator, with its k6 children, runs there. The scale section's exam pods (100m requests) "
@@ -264,7 +272,7 @@ def main(path, json_path=None):
                 "limit below the node's budget (request the same), as users set one. Sides: no warm-up and no boost "
                 "(the pod is Ready at ContainersReady); danki with every lever on: the boost from admission at the "
                 "chart's default (cpuBoost.enabled auto, byDefault: the JVM's size, 3 CPUs for this limit, capped by "
-                "the largest allocatable CPU of the nodes the pod may run on: the workers' 350m), the AOT cache, the "
+                f"the largest allocatable CPU of the nodes the pod may run on: the workers' {worker_cpu(layout)}), the AOT cache, the "
                 "JVM told its declared CPU (cpuBoost.activeProcessorCount) and the stop rule's defaults; danki at the pod's own limit without "
                 "a cache (`danki.dev/warmup-cpu: off`); and every lever but one, in turn. Time runs from `kubectl "
                 "scale` to each pod's Ready; with the cache, the Deployment is applied at 0 replicas first and the "

@@ -366,6 +366,15 @@ class ResultsTest(unittest.TestCase):
         self.assertIn("a CFS quota over a period of 10 ms", md)
         self.assertIn("so at most 6.5 ms on a 350m node", md)
 
+    def test_a_layout_of_whole_cpus_says_no_stall_of_a_negative_time(self):
+        # nodes of 2 CPUs (the -XX:ActiveProcessorCount run): one busy thread never spends the quota
+        records = full_run()
+        records[1]["node_cfs_period_ms"] = 10
+        records[1]["nodes"] = [{"node": "n1", "role": "worker", "cpu": "2", "memory": "1Gi"}]
+        md, _ = self.render(records)
+        self.assertIn("which on a node of 2 CPU takes more threads than its budget's cores to reach", md)
+        self.assertNotIn("at most -", md)
+
 
 if __name__ == "__main__":
     unittest.main()
