@@ -501,6 +501,8 @@ sized_boost() {
     END { if (max > 3000 || max == 0) max = 3000; if (max % 1000 == 0) print max / 1000; else print max "m" }'
 }
 run_boost_of() { ka get warmupruns -o jsonpath="{range .items[?(@.spec.deployment==\"$1\")]}{.status.cpuBoost.state}/{.status.cpuBoost.summary}{end}"; }
+# run_passes DEPLOYMENT: how its run took the cold and warm figures (status.cold.source/status.warm.source)
+run_passes() { ka get warmupruns -o jsonpath="{range .items[?(@.spec.deployment==\"$1\")]}{.status.cold.source}/{.status.warm.source}{end}"; }
 
 phase_boost_at_admission() {
   # the chart's defaults: cpuBoost.enabled auto (on: this cluster serves pods/resize), byDefault, activeProcessorCount
@@ -520,6 +522,9 @@ phase_boost_at_admission() {
   check "7: the kubelet runs it at 100m" same "$(kubelet_cpu_limit "$pod")" 100m
   check "7: $pod is Ready" wait_for 30 "$pod Ready" pod_ready "$pod"
   check "7: its JVM was told its declared CPU, rounded up" same "$(jvm_options "$pod")" "-XX:ActiveProcessorCount=1"
+  # boosted since admission, its cold pass and warm-up are one k6 run (the plan's cold-pass: the warm-up's
+  # first answers), and its warm pass, after the restore, a closed one alike
+  check "7: its cold figures came from its warm-up, its warm pass was a closed one" same "$(run_passes boosted)" warmup/closed
 
   # without danki.dev/warmup-cpu the default boost: a JVM of 1 CPU and its 2 compiler threads, capped by the
   # nodes' allocatable CPU; `off`: none
