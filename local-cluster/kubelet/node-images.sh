@@ -291,6 +291,9 @@ build_app() {
   log "built $ref in $(($(now_ms) - t0)) ms ($(du -h "$IMAGES_DIR/$stage.tar" | cut -f1))"
 }
 
+# build_bases: the pause image and the bases the app images are built on (JRE 17, JRE 25, the slim one).
+build_bases() { build_pause; build_jre17; build_jre25; build_slim; }
+
 build() {
   for t in gcc umoci skopeo ldconfig file python3; do command -v "$t" >/dev/null || die "$t is needed (make node-deps)"; done
   mkdir -p "$IMAGES_DIR"
@@ -300,10 +303,10 @@ build() {
   for what in "${@:-base}"; do
     case $what in
       node) build_pause ;;
-      base) build_pause; build_jre17; build_jre25; build_slim ;;
+      base) build_bases ;;
       apps) extract_spring_shop; for st in "${APP_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       test) build_python; for st in "${TEST_STAGES[@]}"; do build_app "$TEST_DOCKERFILE" "$st"; done ;;
-      demo) build_pause; build_jre17; build_jre25; build_slim; for st in "${DEMO_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
+      demo) build_bases; for st in "${DEMO_STAGES[@]}"; do build_app "$REPO/Dockerfile" "$st"; done ;;
       *) die "unknown image set: $what (node|base|apps|test|demo)" ;;
     esac
   done
