@@ -13,6 +13,10 @@
 //               - with JIT_METRICS_URL (the pod's Prometheus page with jvm_compilation_time_ms_total
 //                 or jvm_compilation_time_seconds_total): only once its compiler is quiet as well, at most
 //                 JIT_QUIET_SHARE of the wall time for JIT_QUIET_BLOCKS scrapes in a row (JitSettled);
+//                 when the page also has the process CPU counter (process_cpu_time_ns_total or
+//                 process_cpu_seconds_total), the CPU per request between scrapes is judged in the
+//                 throughput's place, by the same WINDOW and TOLERANCE: a change in the pod's share of the
+//                 CPU moves its throughput, not its cost (the cpu rule, lib/convergence.js);
 //               and, either way, once a block's P95 <= TARGET_P95_MS (TargetReached), at
 //               MAX_WARMUP_REQUESTS (MaxRequests), or when only the warm pass's time is left (Timeout).
 //               Then DRAIN_S seconds at DRAIN_RATE/s: the compiles the loop queued finish before the warm

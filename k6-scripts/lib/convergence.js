@@ -36,6 +36,32 @@ export function throughputStopReason(rates, opts) {
 }
 
 /**
+ * The CPU rule, with the pod's process CPU counter beside its JIT counter: has its CPU per request stopped
+ * falling?
+ *
+ * Throughput is the CPU the pod has over the CPU one request costs, so the throughput rule reads a change in
+ * the pod's share of the CPU (a neighbour's JVM done starting, another pod's burst on the node) as the code
+ * getting faster or as its end. CPU per request is the cost alone. At a fixed share the two rules stop at
+ * the same block: the cost fell by at most `tolerance` of the recent window's median exactly when the
+ * throughput (share / cost) rose by at most `tolerance` of the earlier one's, so the window and tolerance
+ * chosen on the throughput traces carry over.
+ *
+ * @param {number[]} costs   CPU ms per answer between two scrapes, oldest first
+ * @param {object}   opts    {tolerance, window}, as throughputStopReason's
+ * @returns {'Converged'|null}
+ */
+export function cpuStopReason(costs, opts) {
+  const { tolerance, window } = opts;
+  if (!(tolerance > 0 && tolerance < 1) || !(window >= 1)) {
+    throw new Error(`cpuStopReason: tolerance must be in (0, 1) and window >= 1, got ${tolerance}, ${window}`);
+  }
+  if (costs.length < 2 * window) return null;
+  const recent = median(costs.slice(-window));
+  const earlier = median(costs.slice(-2 * window, -window));
+  return earlier - recent <= tolerance * recent ? 'Converged' : null;
+}
+
+/**
  * The JIT rule, with the pod's JIT counter (danki.dev/jit-metrics): has its compiler gone quiet?
  *
  * The counter is the CompilationMXBean's, elapsed time summed over the compiler threads: on a CPU quota it

@@ -3,7 +3,7 @@
 //   1. cold:    with COLD_PASS=open, REQUESTS requests at RATE/s, open model (lib/senders.js openPass); by
 //               default (COLD_PASS=warmup) the warm-up's first REQUESTS answers instead, which costs no time;
 //   2. warm-up: the closed loop with its stop rules (lib/senders.js closedLoop, lib/convergence.js, and
-//               the pod's JIT counter through lib/jit.js when JIT_METRICS_URL is set), then DRAIN_S
+//               the pod's JIT and process CPU counters through lib/jit.js when JIT_METRICS_URL is set), then DRAIN_S
 //               seconds at DRAIN_RATE/s, in which the compiles it queued finish;
 //   3. warm:    REQUESTS requests taken as the cold ones were: at RATE/s with COLD_PASS=open; by default,
 //               when the cold figures came from the warm-up, a closed pass of REQUESTS with WARMUP_CONCURRENCY
@@ -20,7 +20,7 @@ import { setTimeout } from 'k6/timers';
 import { Counter, Gauge, Trend } from 'k6/metrics';
 import { reportedPercentiles } from './config.js';
 import { closedLoop, closedPass, openPass } from './senders.js';
-import { compileTimeMs, JIT_COUNTER_NAMES } from './jit.js';
+import { CPU_COUNTER_NAMES, JIT_COUNTER_NAMES, readPage } from './jit.js';
 import { messageName, noteKey } from './messages.js';
 import {
   buildSummary, coldFromWarmup, JIT_STATES, METRICS, PHASES, REQUEST_UNIT, STOP_REASONS, warmPassClosed,
@@ -138,7 +138,7 @@ export function createWarmup(settings) {
     evidence.requests.add(result.sent);
     evidence.blocks.add(result.blocks.length);
     evidence.seconds.add(result.seconds);
-    for (const key of ['lastBlockP95', 'lastBlockRate', 'recentRate', 'earlierRate']) {
+    for (const key of ['lastBlockP95', 'lastBlockRate', 'recentRate', 'earlierRate', 'recentCpuPerRequest', 'earlierCpuPerRequest']) {
       if (result[key] !== null) evidence[key].add(result[key]);
     }
     if (result.jit) recordJit(result.jit);
@@ -152,6 +152,7 @@ export function createWarmup(settings) {
   function recordJit(jit) {
     evidence.jitState.add(JIT_STATES.indexOf(jit.error ? 'failed' : 'ok'));
     if (jit.metric) evidence.jitCounter.add(JIT_COUNTER_NAMES.indexOf(jit.metric));
+    if (jit.cpuMetric) evidence.cpuCounter.add(CPU_COUNTER_NAMES.indexOf(jit.cpuMetric));
     if (jit.compileMs !== null) evidence.jitCompileMs.add(jit.compileMs);
     if (jit.lastShare !== null) evidence.jitLastShare.add(jit.lastShare);
     if (jit.error) {
@@ -161,8 +162,9 @@ export function createWarmup(settings) {
   }
 
   /**
-   * Reads the pod's JIT counter; resolves to {ms, metric} or {error: {code, detail}}: code 0 no answer
-   * (detail: k6's error code), 1 a status other than 200 (detail: the status), 2 no JIT counter on the page.
+   * Reads the pod's JIT counter and process CPU counter; resolves to {ms, metric, cpuMs, cpuMetric} (lib/jit.js
+   * readPage) or {error: {code, detail}}: code 0 no answer (detail: k6's error code), 1 a status other than 200
+   * (detail: the status), 2 no JIT counter on the page.
    */
   function scrapeJit() {
     return http.asyncRequest('GET', s.jitMetricsUrl, null, {
@@ -175,7 +177,7 @@ export function createWarmup(settings) {
     }).then((res) => {
       if (res.status === 0) return { error: { code: 0, detail: res.error_code } };
       if (res.status !== 200) return { error: { code: 1, detail: res.status } };
-      return compileTimeMs(res.body) || { error: { code: 2, detail: 0 } };
+      return readPage(res.body) || { error: { code: 2, detail: 0 } };
     });
   }
 

@@ -4,7 +4,7 @@
 //
 // `send(i)` sends request i of the phase and resolves to {ok: boolean, ms: number}; it never rejects.
 
-import { jitQuiet, median, percentile, targetReached, throughputStopReason } from './convergence.js';
+import { cpuStopReason, jitQuiet, median, percentile, targetReached, throughputStopReason } from './convergence.js';
 
 /** Answers needed before the error ratio may stop a phase: one unlucky first request must not. */
 export const MIN_ANSWERS_TO_ABORT = 20;
@@ -73,9 +73,12 @@ export async function closedPass(deps, { count, concurrency, ceilingRate, deadli
  *
  * After every `blockSize` answers the stop rules are asked (never before `minRequests` were sent): a
  * target P95 stops at once; otherwise the throughput rule (convergence.js), and with `scrapeJit` also the
- * JIT rule: the compiler quiet as well as the throughput flat. Returns the evidence of why it stopped.
+ * JIT rule: the compiler quiet as well as the throughput flat. When the page has the process CPU counter
+ * too, the CPU rule judges in the throughput rule's place: the compiler quiet and the CPU per request flat,
+ * which a change in the pod's share of the CPU does not move. Returns the evidence of why it stopped.
  *
- * @param {object} deps  {send, sleep, now, scrapeJit?}; scrapeJit() resolves to {ms, metric} or {error}
+ * @param {object} deps  {send, sleep, now, scrapeJit?}; scrapeJit() resolves to {ms, metric, cpuMs, cpuMetric}
+ *                       (lib/jit.js readPage; cpuMs null when the page has no CPU counter) or {error}
  * @param {object} s     settings: concurrency, ceilingRate, minRequests, maxRequests, blockSize, tolerance,
  *                       window, targetP95, jitQuietShare, jitQuietBlocks, maxErrorRatio, deadline
  */
@@ -85,8 +88,14 @@ export async function closedLoop(deps, s) {
   const interval = s.ceilingRate > 0 ? 1000 / s.ceilingRate : 0;
   const tally = new Tally(s.maxErrorRatio);
   const blocks = new Blocks(s, start);
-  const jit = deps.scrapeJit ? new JitWatch(deps.scrapeJit, now) : null;
   const state = { reserved: 0, sent: 0, stop: null };
+  const quiet = { quietShare: s.jitQuietShare, quietBlocks: s.jitQuietBlocks };
+  // the CPU rule is asked when a scrape's figures arrive, not at the block end that started it: a block sooner
+  const judgeCost = () => {
+    if (state.stop || state.sent < s.minRequests || !jit.cpuLive()) return;
+    if (cpuStopReason(jit.costs, s) && jitQuiet(jit.shares, quiet)) state.stop = 'JitSettled';
+  };
+  const jit = deps.scrapeJit ? new JitWatch(deps.scrapeJit, now, () => tally.answered, judgeCost) : null;
   if (jit) jit.scrape();
 
   const onAnswer = (answer) => {
@@ -97,10 +106,12 @@ export async function closedLoop(deps, s) {
     if (state.sent < s.minRequests) return;
     if (targetReached(blocks.p95s, s.targetP95)) {
       state.stop = 'TargetReached';
+    } else if (jit && jit.cpuLive()) {
+      // judgeCost decides, when this block's scrape answers
     } else if (throughputStopReason(blocks.rates, s)) {
       // with the JIT counter, a flat throughput is not enough: the compiler must have gone quiet too
       if (!jit || jit.failed) state.stop = 'Converged';
-      else if (jitQuiet(jit.shares, { quietShare: s.jitQuietShare, quietBlocks: s.jitQuietBlocks })) state.stop = 'JitSettled';
+      else if (jitQuiet(jit.shares, quiet)) state.stop = 'JitSettled';
     }
   };
 
@@ -131,6 +142,7 @@ export async function closedLoop(deps, s) {
     lastBlockP95: blocks.p95s.length ? blocks.p95s[blocks.p95s.length - 1] : null,
     lastBlockRate: blocks.rates.length ? blocks.rates[blocks.rates.length - 1] : null,
     ...blocks.windows(s.window),
+    ...(jit ? jit.costWindows(s.window) : { recentCpuPerRequest: null, earlierCpuPerRequest: null }),
     jit: jit ? jit.evidence() : null,
   };
 }
@@ -180,17 +192,21 @@ class Blocks {
 const MAX_JIT_FAILURES = 3;
 
 /**
- * Scrapes the pod's JIT counter at block ends, one scrape at a time, and keeps the compile time between two
- * scrapes as a share of the wall time between them.
+ * Scrapes the pod's metrics page at block ends, one scrape at a time, and keeps, between two scrapes, the
+ * compile time as a share of the wall time, and the process CPU per answer (when the page has the counter).
  */
 class JitWatch {
-  constructor(scrapeJit, now) {
+  constructor(scrapeJit, now, answered, onRecord) {
     this.scrapeJit = scrapeJit;
     this.now = now;
+    this.answered = answered;
+    this.onRecord = onRecord;
     this.inFlight = null;
     this.first = null;
     this.last = null;
     this.shares = [];
+    this.costs = [];
+    this.cpuLost = false;
     this.failuresInRow = 0;
     this.failed = false;
     this.error = null;
@@ -199,13 +215,21 @@ class JitWatch {
   /** Starts a scrape unless one is under way. */
   scrape() {
     if (this.inFlight || this.failed) return;
+    const answeredBefore = this.answered();
     this.inFlight = this.scrapeJit().then((answer) => {
       this.inFlight = null;
-      this.record(answer, this.now());
+      // the page was read somewhere between the request and its answer, so were the answers it counted
+      this.record(answer, this.now(), (answeredBefore + this.answered()) / 2);
+      this.onRecord();
     });
   }
 
-  record(answer, t) {
+  /** Whether the CPU rule can judge: the page had the CPU counter on every scrape, and the scrapes still work. */
+  cpuLive() {
+    return !this.failed && !this.cpuLost && this.first !== null && this.first.cpuMs !== null;
+  }
+
+  record(answer, t, answers = 0) {
     if (answer.error) {
       this.error = answer.error;
       this.failuresInRow++;
@@ -214,10 +238,25 @@ class JitWatch {
       return;
     }
     this.failuresInRow = 0;
-    const sample = { t, ms: answer.ms, metric: answer.metric };
+    const cpuMs = answer.cpuMs ?? null;
+    const sample = { t, ms: answer.ms, metric: answer.metric, cpuMs, cpuMetric: answer.cpuMetric ?? null, answers };
     if (this.first === null) this.first = sample;
+    // a page that loses its CPU counter leaves the CPU rule for good: costs across the gap mean nothing
+    if (this.first.cpuMs !== null && cpuMs === null) this.cpuLost = true;
     if (this.last !== null && t > this.last.t) this.shares.push((sample.ms - this.last.ms) / (t - this.last.t));
+    if (this.cpuLive() && this.last !== null && answers > this.last.answers) {
+      this.costs.push((cpuMs - this.last.cpuMs) / (answers - this.last.answers));
+    }
     this.last = sample;
+  }
+
+  /** The two windows' median CPU ms per answer the CPU rule compared last. */
+  costWindows(window) {
+    const n = this.costs.length;
+    return {
+      recentCpuPerRequest: n >= window ? median(this.costs.slice(-window)) : null,
+      earlierCpuPerRequest: n >= 2 * window ? median(this.costs.slice(-2 * window, -window)) : null,
+    };
   }
 
   async settled() {
@@ -231,6 +270,8 @@ class JitWatch {
       compileMs: scraped ? this.last.ms - this.first.ms : null,
       lastShare: this.shares.length ? this.shares[this.shares.length - 1] : null,
       scrapes: this.shares.length + (this.first ? 1 : 0),
+      cpuMetric: this.first && !this.cpuLost ? this.first.cpuMetric : null,
+      lastCpuPerRequest: this.costs.length ? this.costs[this.costs.length - 1] : null,
       error: this.failed ? this.error : null,
     };
   }

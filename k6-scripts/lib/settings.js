@@ -11,7 +11,8 @@
 //   MIN_WARMUP_REQUESTS  no stop rule is asked before this many warm-up requests (default 300)
 //   MAX_WARMUP_REQUESTS  cap on warm-up requests (default 10000)
 //   TARGET_P95_MS        stop warming once a block's P95 is at or under this (default off)
-//   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics (default off)
+//   JIT_METRICS_URL      the pod's metrics page, e.g. http://198.18.0.12:8080/metrics, with its JIT counter and,
+//                        for the CPU rule, its process CPU counter (lib/jit.js; default off)
 //   DRAIN_S, DRAIN_RATE  after the warm-up, DRAIN_S seconds at DRAIN_RATE/s before the warm pass, so the
 //                        compiles the warm-up queued finish first (default 1 s at 10/s; DRAIN_S=0: none)
 //   TIME_BUDGET_S        the whole run must end within this many seconds (default 300)

@@ -3,7 +3,7 @@
 //
 // The run reaches handleSummary only through metrics and checks: numbers in the gauges named below
 // (see lib/danki.js), texts in check names (lib/messages.js).
-import { JIT_COUNTER_NAMES } from './jit.js';
+import { CPU_COUNTER_NAMES, JIT_COUNTER_NAMES } from './jit.js';
 import { messagesOf } from './messages.js';
 import { PHASES, reportedSettings } from './settings.js';
 
@@ -31,6 +31,9 @@ export const METRICS = {
     lastBlockRate: 'danki_evidence_last_block_rate',
     recentRate: 'danki_evidence_recent_rate',
     earlierRate: 'danki_evidence_earlier_rate',
+    recentCpuPerRequest: 'danki_evidence_recent_cpu_per_request',
+    earlierCpuPerRequest: 'danki_evidence_earlier_cpu_per_request',
+    cpuCounter: 'danki_evidence_cpu_counter',
     seconds: 'danki_evidence_seconds',
     jitState: 'danki_evidence_jit_state',
     jitCounter: 'danki_evidence_jit_counter',
@@ -127,17 +130,21 @@ function evidenceOf(gauge, s) {
   const seconds = gauge(g.seconds);
   const jitState = gauge(g.jitState);
   let jit = null;
+  const jitOk = s.jitMetricsUrl && JIT_STATES[jitState] === 'ok';
+  const cpuMetric = jitOk ? CPU_COUNTER_NAMES[gauge(g.cpuCounter)] ?? null : null;
   if (s.jitMetricsUrl) {
     jit = {
       url: s.jitMetricsUrl,
       metric: JIT_COUNTER_NAMES[gauge(g.jitCounter)] ?? null,
+      cpuMetric,
       compileMs: gauge(g.jitCompileMs),
       lastShare: gauge(g.jitLastShare),
       error: JIT_STATES[jitState] === 'failed' ? jitErrorMessage(gauge(g.jitError), gauge(g.jitErrorDetail), s) : null,
     };
   }
   return {
-    rule: s.jitMetricsUrl && JIT_STATES[jitState] === 'ok' ? 'jit' : 'throughput',
+    // cpu: CPU per request flat and the compiler quiet; jit: throughput flat and the compiler quiet
+    rule: jitOk ? (cpuMetric ? 'cpu' : 'jit') : 'throughput',
     concurrency: s.warmupConcurrency,
     requests,
     blocks: gauge(g.blocks) || 0,
@@ -148,6 +155,8 @@ function evidenceOf(gauge, s) {
     lastBlockRate: gauge(g.lastBlockRate),
     recentRate: gauge(g.recentRate),
     earlierRate: gauge(g.earlierRate),
+    recentCpuPerRequestMs: cpuMetric ? gauge(g.recentCpuPerRequest) : null,
+    earlierCpuPerRequestMs: cpuMetric ? gauge(g.earlierCpuPerRequest) : null,
     seconds,
     achievedRate: seconds ? requests / seconds : null,
     drainSeconds: s.drainS,
@@ -188,9 +197,11 @@ function defaultAbortMessage(stopReason, phases, s, unit) {
 export function textTable(s, title) {
   const fmt = (v) => (v === null || v === undefined ? '-' : v.toFixed(1));
   const e = s.evidence;
+  const ms2 = (v) => (v === null || v === undefined ? '-' : v.toFixed(2));
+  const cost = e.rule === 'cpu' ? `, CPU per request ${ms2(e.earlierCpuPerRequestMs)} -> ${ms2(e.recentCpuPerRequestMs)} ms` : '';
   const lines = [
     `${title}: stop reason ${s.stopReason} (${e.rule} rule, ${e.requests} warm-up requests ` +
-      `in ${e.blocks} blocks of ${e.blockSize}, throughput ${fmt(e.earlierRate)} -> ${fmt(e.recentRate)}/s` +
+      `in ${e.blocks} blocks of ${e.blockSize}, throughput ${fmt(e.earlierRate)} -> ${fmt(e.recentRate)}/s${cost}` +
       (e.jit ? `, JIT ${fmt(e.jit.compileMs)} ms${e.jit.error ? `; ${e.jit.error}` : ''}` : '') + ')',
     'phase   requests failures   p25    p50    p75    p90    p95 (ms)',
   ];

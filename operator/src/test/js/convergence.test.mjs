@@ -1,7 +1,7 @@
 // Unit tests of the warm-up stop rules in k6-scripts/lib/convergence.js (run: make test-unit-operator-js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jitQuiet, median, percentile, targetReached, throughputStopReason } from '../../../../k6-scripts/lib/convergence.js';
+import { cpuStopReason, jitQuiet, median, percentile, targetReached, throughputStopReason } from '../../../../k6-scripts/lib/convergence.js';
 
 const opts = { tolerance: 0.1, window: 3 };
 
@@ -63,4 +63,32 @@ test('percentile interpolates linearly like k6', () => {
   assert.ok(Math.abs(percentile(values, 95) - 9.55) < 1e-9);
   assert.equal(percentile([], 95), null);
   assert.equal(percentile([7], 25), 7);
+});
+
+test('the CPU rule: a cost still falling keeps warming, a flat one converges', () => {
+  assert.equal(cpuStopReason([9, 8, 7, 6, 5, 4], opts), null);
+  assert.equal(cpuStopReason([9, 4.2, 4.1, 4.0, 3.9, 4.05], opts), 'Converged');
+  assert.equal(cpuStopReason([4, 4, 4, 4, 4], opts), null);
+  assert.throws(() => cpuStopReason([1, 1], { tolerance: 0, window: 1 }), /tolerance must be in \(0, 1\)/);
+});
+
+test('at a fixed CPU share the CPU rule stops where the throughput rule does', () => {
+  // throughput = share / cost, so the window and tolerance chosen on throughput traces carry over
+  let seed = 7;
+  const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  for (let trial = 0; trial < 500; trial++) {
+    const costs = Array.from({ length: 6 + Math.floor(random() * 6) }, () => 1 + random() * 9);
+    const share = 0.35 + random();
+    const rates = costs.map((c) => share / c);
+    assert.equal(cpuStopReason(costs, opts), throughputStopReason(rates, opts), `costs ${costs}`);
+  }
+});
+
+test('the CPU rule does not read a change of CPU share: the throughput rule does', () => {
+  // the cost falls 10 % a block; the share halves at block 4 (a neighbour's burst), then comes back
+  const costs = [10, 9, 8.1, 7.3, 6.6, 5.9, 5.3];
+  const shares = [1, 1, 1, 0.5, 0.5, 0.5, 1];
+  const rates = costs.map((c, i) => shares[i] / c);
+  assert.equal(throughputStopReason(rates.slice(0, 6), opts), 'Converged');
+  assert.equal(cpuStopReason(costs.slice(0, 6), opts), null);
 });

@@ -158,6 +158,92 @@ test('the JIT rule waits out a throughput plateau while the compiler is still bu
   assert.equal(result.jit.error, null);
 });
 
+/**
+ * A pod on a CPU quota, kept saturated by the closed loop: request i costs cost(i) CPU ms, and the pod has
+ * share(t) CPU ms per ms, split among the requests in flight. Its metrics page counts the CPU it used and a
+ * compiler that is quiet throughout, so only the CPU or the throughput rule decides.
+ */
+function quotaPod(clock, cost, share, { cpuCounter = () => true } = {}) {
+  const pod = { cpuMs: 0, lastT: 0, inFlight: 0, sent: 0 };
+  const burn = () => {
+    const t = clock.now();
+    if (pod.inFlight > 0) pod.cpuMs += (t - pod.lastT) * share(t);
+    pod.lastT = t;
+  };
+  pod.send = async (i) => {
+    burn();
+    pod.inFlight++;
+    pod.sent++;
+    // the closed loop keeps settings.concurrency in flight, each with its part of the share
+    const ms = (cost(i) * settings.concurrency) / share(clock.now());
+    await clock.sleep(ms);
+    burn();
+    pod.inFlight--;
+    return { ok: true, ms };
+  };
+  pod.scrape = async () => {
+    burn();
+    const page = { ms: clock.now() * 0.01, metric: 'jvm_compilation_time_ms_total', cpuMs: null, cpuMetric: null };
+    if (cpuCounter(pod.sent)) Object.assign(page, { cpuMs: pod.cpuMs, cpuMetric: 'process_cpu_time_ns_total' });
+    return page;
+  };
+  return pod;
+}
+
+test('with the CPU counter, a pod whose CPU share halves while its code still gets faster keeps warming', async () => {
+  // the cost falls from 20 to 2 CPU ms by request 3000; the node's other pod takes half the CPU from request 800
+  const cost = (i) => Math.max(2, 20 - (18 * i) / 3000);
+  const run = async (cpuCounter) => {
+    const clock = virtualClock();
+    let halvedAt = null;
+    const pod = quotaPod(clock, cost, (t) => (halvedAt !== null && t >= halvedAt ? 0.5 : 1), { cpuCounter });
+    const send = (i) => {
+      if (i === 800) halvedAt = clock.now();
+      return pod.send(i);
+    };
+    return clock.run(closedLoop({ ...clock, send, scrapeJit: pod.scrape }, { ...settings, blockSize: 200, tolerance: 0.1 }));
+  };
+  const throughputRule = await run(() => false);
+  assert.equal(throughputRule.stopReason, 'JitSettled');
+  assert.ok(throughputRule.sent < 1800, `the throughput rule read the halved share as the end: ${throughputRule.sent}`);
+  assert.equal(throughputRule.jit.cpuMetric, null);
+  const cpuRule = await run(() => true);
+  assert.equal(cpuRule.stopReason, 'JitSettled');
+  assert.ok(cpuRule.sent >= 3000, `the CPU rule stopped after ${cpuRule.sent}`);
+  assert.equal(cpuRule.jit.cpuMetric, 'process_cpu_time_ns_total');
+  assert.ok(Math.abs(cpuRule.recentCpuPerRequest - 2) < 0.3, `recent CPU per request ${cpuRule.recentCpuPerRequest}`);
+  assert.ok(cpuRule.earlierCpuPerRequest - cpuRule.recentCpuPerRequest <= 0.1 * cpuRule.recentCpuPerRequest);
+});
+
+test('with the CPU counter, a pod whose CPU share doubles once its code is done stops there', async () => {
+  // flat cost from request 1000; a neighbour's start ends at request 1400 and doubles the pod's share
+  const cost = (i) => Math.max(3, 10 - (7 * i) / 1000);
+  const run = async (cpuCounter) => {
+    const clock = virtualClock();
+    let doubledAt = null;
+    const pod = quotaPod(clock, cost, (t) => (doubledAt !== null && t >= doubledAt ? 1 : 0.5), { cpuCounter });
+    const send = (i) => {
+      if (i === 1400) doubledAt = clock.now();
+      return pod.send(i);
+    };
+    return clock.run(closedLoop({ ...clock, send, scrapeJit: pod.scrape }, { ...settings, blockSize: 200, tolerance: 0.1 }));
+  };
+  const throughputRule = await run(() => false);
+  const cpuRule = await run(() => true);
+  assert.ok(cpuRule.sent <= 2100, `the CPU rule stopped after ${cpuRule.sent}`);
+  assert.ok(throughputRule.sent >= cpuRule.sent + 300,
+    `the throughput rule read the doubled share as warming: ${throughputRule.sent} against ${cpuRule.sent}`);
+});
+
+test('a page that loses its CPU counter leaves the CPU rule for the throughput rule', async () => {
+  const clock = virtualClock();
+  const pod = quotaPod(clock, () => 5, () => 1, { cpuCounter: (sent) => sent < 500 });
+  const result = await clock.run(closedLoop({ ...clock, send: pod.send, scrapeJit: pod.scrape }, settings));
+  assert.equal(result.stopReason, 'JitSettled');
+  assert.equal(result.jit.cpuMetric, null);
+  assert.equal(result.jit.error, null);
+});
+
 test('a page without the JIT counter falls back to the throughput rule and says why', async () => {
   const clock = virtualClock();
   const pod = fakePod(clock, () => 5);

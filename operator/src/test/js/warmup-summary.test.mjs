@@ -110,9 +110,23 @@ test('a JIT run reports its counter, and a failed scrape says why', () => {
     danki_evidence_jit_state: 1, danki_evidence_jit_counter: 0, danki_evidence_jit_compile_ms: 6384, danki_evidence_jit_last_share: 0.3 } }), jitSettings);
   assert.equal(ok.evidence.rule, 'jit');
   assert.deepEqual(ok.evidence.jit, { url: 'http://198.18.0.12:8080/metrics', metric: 'jvm_compilation_time_ms_total',
-    compileMs: 6384, lastShare: 0.3, error: null });
+    cpuMetric: null, compileMs: 6384, lastShare: 0.3, error: null });
+  assert.equal(ok.evidence.recentCpuPerRequestMs, null);
   const failed = buildSummary(k6Data({ ...converged, gauges: { ...converged.gauges,
     danki_evidence_jit_state: 2, danki_evidence_jit_error: 1, danki_evidence_jit_error_detail: 404 } }), jitSettings);
   assert.equal(failed.evidence.rule, 'throughput');
   assert.equal(failed.evidence.jit.error, 'HTTP status 404 from http://198.18.0.12:8080/metrics');
+});
+
+test('a CPU-rule run reports the CPU counter and the two windows\' CPU per request', () => {
+  const jitSettings = readSettings({ JIT_METRICS_URL: 'http://198.18.0.12:8080/metrics' });
+  const summary = buildSummary(k6Data({ ...converged, stop: 'JitSettled', gauges: { ...converged.gauges,
+    danki_evidence_jit_state: 1, danki_evidence_jit_counter: 0, danki_evidence_jit_compile_ms: 6384,
+    danki_evidence_jit_last_share: 0.3, danki_evidence_cpu_counter: 1,
+    danki_evidence_recent_cpu_per_request: 3.41, danki_evidence_earlier_cpu_per_request: 3.6 } }), jitSettings);
+  assert.equal(summary.evidence.rule, 'cpu');
+  assert.equal(summary.evidence.jit.cpuMetric, 'process_cpu_seconds_total');
+  assert.equal(summary.evidence.recentCpuPerRequestMs, 3.41);
+  assert.equal(summary.evidence.earlierCpuPerRequestMs, 3.6);
+  assert.match(textTable(summary, 'run'), /cpu rule, .*CPU per request 3\.60 -> 3\.41 ms/);
 });

@@ -120,8 +120,10 @@ class RequestCounts {
 class StopEvidence {
     @JsonPropertyDescription(
         "Rule that judged the warm-up: throughput (the pod stopped getting faster: the median requests/s of the " +
-            "last window of blocks gained at most the tolerance over the window before) or jit (that, and the " +
-            "JIT compiler's share of the wall time quiet).",
+            "last window of blocks gained at most the tolerance over the window before), jit (that, and the " +
+            "JIT compiler's share of the wall time quiet) or cpu (the JIT compiler quiet, and the pod's CPU per " +
+            "request, from its process CPU counter, fell by at most the tolerance from one window to the next, " +
+            "which a change in the pod's share of the CPU does not move).",
     )
     var rule: String? = null
 
@@ -163,6 +165,12 @@ class StopEvidence {
     @JsonPropertyDescription("Median requests/s of the window before it.")
     var earlierRate: Double? = null
 
+    @JsonPropertyDescription("Median CPU ms per request of the last window (the cpu rule).")
+    var recentCpuPerRequestMillis: Double? = null
+
+    @JsonPropertyDescription("Median CPU ms per request of the window before it (the cpu rule).")
+    var earlierCpuPerRequestMillis: Double? = null
+
     @JsonPropertyDescription("Warm-up requests per second the pod took.")
     var requestsPerSecond: Double? = null
 
@@ -180,6 +188,9 @@ class StopEvidence {
 
     @JsonPropertyDescription("JIT counter read, e.g. jvm_compilation_time_ms_total.")
     var jitMetric: String? = null
+
+    @JsonPropertyDescription("Process CPU counter read beside it (the cpu rule), e.g. process_cpu_time_ns_total.")
+    var cpuMetric: String? = null
 
     @JsonPropertyDescription("Why the JIT rule could not be used, so the throughput rule decided alone.")
     var jitError: String? = null

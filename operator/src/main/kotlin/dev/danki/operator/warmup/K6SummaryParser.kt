@@ -59,6 +59,8 @@ object K6SummaryParser {
             lastBlockRate = number(node, "lastBlockRate"),
             recentRate = number(node, "recentRate"),
             earlierRate = number(node, "earlierRate"),
+            recentCpuPerRequestMs = number(node, "recentCpuPerRequestMs"),
+            earlierCpuPerRequestMs = number(node, "earlierCpuPerRequestMs"),
             seconds = number(node, "seconds"),
             achievedRate = number(node, "achievedRate"),
             drainSeconds = number(node, "drainSeconds"),
@@ -67,6 +69,7 @@ object K6SummaryParser {
                     JitEvidence(
                         url = it.path("url").asText(""),
                         metric = text(it, "metric"),
+                        cpuMetric = text(it, "cpuMetric"),
                         compileMs = number(it, "compileMs"),
                         lastShare = number(it, "lastShare"),
                         error = text(it, "error"),
@@ -241,7 +244,10 @@ enum class StopReason {
  * the stop rule chose well.
  */
 data class WarmupEvidence(
-    /** `throughput` (the pod stopped getting faster) or `jit` (that, and its compiler went quiet). */
+    /**
+     * `throughput` (the pod stopped getting faster), `jit` (that, and its compiler went quiet) or `cpu` (its CPU
+     * per request stopped falling, and its compiler went quiet).
+     */
     val rule: String,
     /** Warm-up requests in flight at once. */
     val concurrency: Int,
@@ -259,6 +265,9 @@ data class WarmupEvidence(
     val lastBlockRate: Double? = null,
     val recentRate: Double? = null,
     val earlierRate: Double? = null,
+    /** CPU ms per request, the median of the last window and of the one before it (the `cpu` rule). */
+    val recentCpuPerRequestMs: Double? = null,
+    val earlierCpuPerRequestMs: Double? = null,
     /** Wall time of the closed loop, and the requests/s the pod took. */
     val seconds: Double?,
     val achievedRate: Double?,
@@ -273,6 +282,8 @@ data class JitEvidence(
     val url: String,
     /** The counter found, e.g. `jvm_compilation_time_ms_total`; null when none was. */
     val metric: String?,
+    /** The process CPU counter read beside it, e.g. `process_cpu_time_ns_total`; null when the page had none. */
+    val cpuMetric: String? = null,
     /** JIT compile time spent during the warm-up, ms: elapsed time summed over the compiler threads. */
     val compileMs: Double?,
     /** Compile time between the last two scrapes over the wall time between them. */

@@ -2,6 +2,7 @@ package dev.danki.operator.warmup
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
+import dev.danki.operator.controller.RunStatuses
 import io.kotest.assertions.throwables.shouldThrow
 import io.kotest.matchers.doubles.shouldBeGreaterThan
 import io.kotest.matchers.doubles.shouldBeLessThan
@@ -9,6 +10,7 @@ import io.kotest.matchers.doubles.shouldBeLessThanOrEqual
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.shouldBe
 import io.kotest.matchers.string.shouldContain
+import io.kotest.matchers.string.shouldNotContain
 import io.kotest.matchers.types.shouldBeInstanceOf
 import org.junit.jupiter.api.Test
 
@@ -74,6 +76,30 @@ class K6SummaryParserTest {
         // settled: the compiler's share of the last reads' wall time at most JIT_QUIET_SHARE
         jit.lastShare!! shouldBeLessThanOrEqual 0.5
         jit.error shouldBe null
+    }
+
+    @Test
+    fun `a page with the process CPU counter too is judged by the cpu rule, its two windows' cost carried`() {
+        val summary = K6SummaryParser.parse(fixture("summary-cpu-settled.json"))
+        summary.stopReason shouldBe StopReason.JitSettled
+        val evidence = summary.evidence!!
+        evidence.rule shouldBe "cpu"
+        evidence.jit!!.cpuMetric shouldBe "process_cpu_time_ns_total"
+        val recent = evidence.recentCpuPerRequestMs!!
+        val earlier = evidence.earlierCpuPerRequestMs!!
+        recent shouldBeGreaterThan 0.0
+        // converged: the cost fell by at most the tolerance of the recent window's
+        (earlier - recent) shouldBeLessThanOrEqual evidence.tolerance!! * recent
+        RunStatuses.evidence(evidence, 400).cpuMetric shouldBe "process_cpu_time_ns_total"
+        RunStatuses.table(summary) shouldContain "CPU per request "
+    }
+
+    @Test
+    fun `the jit rule's run, without a CPU counter, carries no CPU per request`() {
+        val evidence = K6SummaryParser.parse(fixture("summary-jit-settled.json")).evidence!!
+        evidence.jit!!.cpuMetric shouldBe null
+        evidence.recentCpuPerRequestMs shouldBe null
+        RunStatuses.table(K6SummaryParser.parse(fixture("summary-jit-settled.json"))) shouldNotContain "CPU per request"
     }
 
     @Test
