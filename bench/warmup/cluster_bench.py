@@ -52,22 +52,24 @@ from prepull import prepull, worker_nodes  # noqa: E402
 from targets import JDK25_TARGETS, TARGETS  # noqa: E402
 
 PEER = "peer_node100"
-SPEED_STRATEGIES = ("danki_all", "danki_own", "danki_no_boost", "danki_no_aot", "danki_no_apc")
+SPEED_STRATEGIES = ("danki_all", "danki_own", "danki_no_boost", "danki_no_aot", "danki_no_apc", "danki_all_cpu")
 """The speed section's danki sides: every lever on (the boost from admission at danki's default, the AOT cache,
-the JVM told its declared CPU, the stop rule's defaults), danki at the pod's own limit without a cache, and
-every lever but one (danki_no_apc needs the operator installed with cpuBoost.activeProcessorCount=false)."""
+the JVM told its declared CPU, the stop rule's defaults), danki at the pod's own limit without a cache, every
+lever but one (danki_no_apc needs the operator installed with cpuBoost.activeProcessorCount=false), and every
+lever with the pod's metrics page (danki_all_cpu: danki.dev/jit-metrics, so the cpu rule judges the stop)."""
 STRATEGIES = ("none", PEER, "danki", "danki_jit", "danki_aot", "danki_aot_jit", "danki_limited",
               "danki_boost") + SPEED_STRATEGIES
 SECTIONS = ("single", "scaleup", "sweep", "aot", "boost", "speed")
 FLOOR_ANNOTATION = "danki.dev/min-warmup-requests"
 """The warm-up requests danki sends before any stop rule is asked (operator Keys): what the sweep varies."""
 BOOST_STRATEGIES = ("danki_limited", "danki_boost")
-AOT_STRATEGIES = ("danki_aot", "danki_aot_jit", "danki_all", "danki_no_boost", "danki_no_apc")
+AOT_STRATEGIES = ("danki_aot", "danki_aot_jit", "danki_all", "danki_no_boost", "danki_no_apc", "danki_all_cpu")
 NO_BOOST_STRATEGIES = ("danki_own", "danki_no_boost", "danki_limited")
 """Opt out of the chart's default boost (danki.dev/warmup-cpu: off)."""
 SPEED_FULLY_WARMED = ("none", "danki_all")
 """The speed section's sides whose pods are fully warmed for the pooled reference; the others are judged by it."""
-JIT_STRATEGIES = ("danki_jit", "danki_aot_jit")
+JIT_STRATEGIES = ("danki_jit", "danki_aot_jit", "danki_all_cpu")
+"""With danki.dev/jit-metrics: the targets' pages have the JIT and the process CPU counters, so the cpu rule judges."""
 AOT_ANNOTATION = "danki.dev/aot-cache"
 """Opts a Deployment into danki's AOT cache; on a pod, the SHA-256 of the cache it was given (operator Keys)."""
 BOOST_ANNOTATION = "danki.dev/warmup-cpu"

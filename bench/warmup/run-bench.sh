@@ -27,8 +27,8 @@
 #   speed    (not by default) "warm at the speed of cold": per JDK 25 target, SPEED_PODS (3) new pods at once
 #            whose CPU limit (BENCH_BOOST_OWN_CPU, 150m) is below their node's budget: no warm-up; danki with
 #            every lever on (the boost from admission at the chart's default, the AOT cache, the JVM told its
-#            declared CPU, the stop rule's defaults); danki at the pod's own limit without a cache; and every
-#            lever but one, each in turn (the last reinstalls the operator with
+#            declared CPU, the stop rule's defaults); danki at the pod's own limit without a cache; every lever
+#            with the target's metrics page (danki_all_cpu: the cpu rule); and every lever but one, each in turn (the last reinstalls the operator with
 #            cpuBoost.activeProcessorCount=false). Time from `kubectl scale` to Ready per pod, first-100 quality
 #            against the pooled fully warm passes of the first two. Reinstalls the operator with the AOT chart
 #            values, so it runs last. BENCH_SECTIONS=speed runs it alone (about 45 min).
@@ -83,7 +83,7 @@ SPEED_PODS=${BENCH_SPEED_PODS:-3}
 [[ $SPEED_PODS =~ ^[1-8]$ ]] && ((SPEED_PODS <= ${BENCH_WORKERS:-4})) ||
   die "BENCH_SPEED_PODS must be 1 to the worker nodes (${BENCH_WORKERS:-4}; one pod per node), got '$SPEED_PODS'"
 BENCH_SPEED_TARGETS=${BENCH_SPEED_TARGETS:-sample-jdk25 spring-shop-jdk25}
-BENCH_SPEED_STRATEGIES=${BENCH_SPEED_STRATEGIES:-none danki_all danki_own danki_no_boost danki_no_aot}
+BENCH_SPEED_STRATEGIES=${BENCH_SPEED_STRATEGIES:-none danki_all danki_own danki_no_boost danki_no_aot danki_all_cpu}
 # the boost is the node's whole budget: the local cluster's node is a CFS quota no pod may exceed
 BOOST_CPU=${NODE_CPU:-350m}
 BENCH_BOOST_TARGETS=${BENCH_BOOST_TARGETS:-$BENCH_TARGETS}

@@ -15,11 +15,12 @@ from strategies_report import GOAL_QUALITY, cpu_reason, fmt, goal_row, interval_
 from strategies_report import summary as cell_summary
 
 GOAL_SPEED = 1.5
-COLD, ALL, OWN = "none", "danki_all", "danki_own"
+COLD, ALL, OWN, ALL_CPU = "none", "danki_all", "danki_own", "danki_all_cpu"
 SIDES = {COLD: "no warm-up (no boost)", ALL: "danki, every lever on",
          OWN: "danki at the pod's own limit (no boost, no cache)",
          "danki_no_boost": "every lever but the boost", "danki_no_aot": "every lever but the AOT cache",
-         "danki_no_apc": "every lever but -XX:ActiveProcessorCount"}
+         "danki_no_apc": "every lever but -XX:ActiveProcessorCount",
+         "danki_all_cpu": "every lever, and the metrics page (the cpu rule)"}
 LEVERS = {"danki_no_boost": "the boost from admission", "danki_no_aot": "the AOT cache",
           "danki_no_apc": "-XX:ActiveProcessorCount (the declared CPU)"}
 
@@ -127,7 +128,7 @@ ROWS = [("pods Ready", lambda s: f"{s['pods_ready']}/{len(s['pods'])}"),
 
 
 def target_markdown(target, t):
-    order = [s for s in (COLD, ALL, OWN, *LEVERS) if s in t["sides"]]
+    order = [s for s in (COLD, ALL, OWN, *LEVERS, ALL_CPU) if s in t["sides"]]
     sides = [t["sides"][s] for s in order]
     ref = (t.get("pooled_fully_warm") or {}).get("p95")
     out = [f"### {target}", "",

@@ -49,6 +49,32 @@ def replay_section(traces):
     return out
 
 
+def share_section(traces):
+    """Where the throughput and cpu rules stop when the pod's share of its node's CPU changes (stop_rules.py
+    share_changes): the traces replayed with their throughput scaled as the share would scale it."""
+    changes = traces.get("share_changes")
+    if not changes:
+        return []
+    out = ["## When the pod's share of the CPU changes", "",
+           "The traces ran one pod per node, each with its node's quota to itself. On a busy node a pod's share of the "
+           "CPU moves: a neighbour's JVM finishes starting and frees CPU, or a neighbour's burst takes it. The closed "
+           "loop keeps the pod saturated, so its requests/s is its share over its CPU per request: the share moves the "
+           "throughput and leaves the cost. Replayed here with each trace's throughput scaled by the share from "
+           "1,000 requests on (blocks of 200; a simulation on the measured traces, not a run): the throughput rule "
+           "(danki's default) against the cpu rule's plateau, CPU per request medians of 3 reads falling at most "
+           "10 % (`danki.dev/jit-metrics` on a page with the process CPU counter; the rule also waits for the "
+           "compiler, left out here to show the plateau alone). On the traces as they ran the two stop at the same "
+           "block, as they must at a fixed share (the candidates above).", ""]
+    for target, t in changes.items():
+        rows = [[r["rule"], r["change"], f"{r['requests_fixed']:,.0f}", f"{r['requests']:,.0f}",
+                 ", ".join(f"{n:,}" for n in r["requests_each"]), fmt(r["cpu_per_request_over_final"], 2, "x")]
+                for r in t["rows"]]
+        out += [f"### {target}, blocks of {t['block_size']}, {t['pods']} pods", "",
+                table(["rule", "share", "stop as it ran (median)", "stop with the change (median)", "each pod",
+                       "CPU per request / at 8,000"], rows), ""]
+    return out
+
+
 def sweep_section(warmup):
     out = []
     for target, t in (warmup.get("targets") or {}).items():
@@ -120,8 +146,12 @@ def main(traces_path, warmup_path):
             "- The MXBean's compile share never fell below 50 % on the sample (elapsed time on a quota counts the "
             "compiler's waits), so with `danki.dev/jit-metrics` the warm-up runs until the compiler is quiet as well "
             "as the throughput flat, which at 350m means 4,000-8,000 requests: the opt-in for \"as warm as it "
-            "gets\".", "",
-            "## The floor, swept on the cluster", "",
+            "gets\".",
+            "- CPU per request (the cpu rule's plateau, from the process CPU counter) stops every trace at the "
+            "same block as the throughput rule: at a fixed share one is the other's inverse. With the compiler "
+            "quiet as well (`jit:` and `cpu:` above) both wait as long as the JIT rule does.", ""]
+    out += share_section(traces)
+    out += ["## The floor, swept on the cluster", "",
             "danki with the throughput rule at each floor (`danki.dev/min-warmup-requests`), 5 pods per floor and "
             "target, 2 at a time, each on a worker node of its own. Their first 100 users' requests, sent the "
             "moment their Service listed them ready, are compared with the pooled fully warm reference of the "

@@ -100,6 +100,24 @@ def windows(name, key, window, tolerance, floor):
     return {"name": name, "key": key, "window": window, "tolerance": tolerance, "floor": floor, "stop": stop}
 
 
+def cost_windows(name, key, window, tolerance, floor):
+    """The median of the last WINDOW blocks' KEY (a cost: lower is better) fell by at most TOLERANCE of it from the
+    median of the WINDOW blocks before them: warmup.js's cpu rule (convergence.js cpuStopReason), which at a fixed
+    CPU share stops where `windows` does on throughput."""
+    def stop(seen):
+        if seen[-1]["requests"] < floor or len(seen) < 2 * window or any(b[key] is None for b in seen[-2 * window:]):
+            return False
+        now = statistics.median(b[key] for b in seen[-window:])
+        before = statistics.median(b[key] for b in seen[-2 * window:-window])
+        return before - now <= tolerance * now
+    return {"name": name, "key": key, "window": window, "tolerance": tolerance, "floor": floor, "stop": stop}
+
+
+def both(name, first, second):
+    """FIRST and SECOND both say stop: a plateau rule with the compiler quiet, as warmup.js's jit and cpu rules."""
+    return {"name": name, "floor": first["floor"], "stop": lambda seen: first["stop"](seen) and second["stop"](seen)}
+
+
 def slope(name, key, window, per_1000, floor):
     """The least-squares slope of log KEY over the last WINDOW blocks, per 1,000 requests, is at most PER_1000:
     throughput still rising by less than that share per 1,000 more requests."""
@@ -141,7 +159,54 @@ def candidates():
                                    "throughput", window, per_1000, floor))
         rules.append(rule(f"P50, 3 blocks within 5%, floor {floor}", "p50", "lower", 3, 0.05, floor))
         rules.append(share_rule(f"compile share (MXBean) <= 50%, 2 blocks, floor {floor}", "mxbean_share", 0.5, 2, floor))
+        rules.append(cost_windows(f"CPU per request medians, windows of 3, fall <= 10%, floor {floor}",
+                                  "cpu_ms_per_request", 3, 0.1, floor))
+        quiet = share_rule("", "mxbean_share", 0.5, 2, floor)
+        rules.append(both(f"jit: throughput medians (3, 10%) and compile share <= 50% twice, floor {floor}",
+                          windows("", "throughput", 3, 0.1, floor), quiet))
+        rules.append(both(f"cpu: CPU per request medians (3, 10%) and compile share <= 50% twice, floor {floor}",
+                          cost_windows("", "cpu_ms_per_request", 3, 0.1, floor), quiet))
     return rules
+
+
+SHARE_CHANGES = (
+    ("halved at 1,000 requests", lambda requests: 0.5 if requests > 1000 else 1.0),
+    ("doubled at 1,000 requests", lambda requests: 2.0 if requests > 1000 else 1.0),
+    ("halved from 1,000 to 2,000 requests", lambda requests: 0.5 if 1000 < requests <= 2000 else 1.0),
+)
+"""What a neighbour does to a pod's share of its node's CPU (a burst; a JVM done starting; a burst that ends), as
+factors on the share by request count. The traces ran one pod per node, so their share was fixed."""
+
+SHARE_RULES = (("throughput medians (3, 10%), floor 300", lambda: windows("", "throughput", 3, 0.1, 300)),
+               ("CPU per request medians (3, 10%), floor 300",
+                lambda: cost_windows("", "cpu_ms_per_request", 3, 0.1, 300)))
+
+
+def with_share(trace_blocks, factor):
+    """The blocks as a pod whose CPU share was FACTOR(requests) times the trace's would have shown them: the closed
+    loop keeps the pod saturated, so a block's throughput scales with the share; its CPU per request does not."""
+    return [{**b, "throughput": b["throughput"] * factor(b["requests"])} for b in trace_blocks]
+
+
+def share_changes(traces, size=200):
+    """Per target, change and rule: where the rule stops on the traces with the share changed, against where it
+    stops on the traces as they ran (medians over the pods)."""
+    out = {}
+    for target in sorted({t["target"] for t in traces}):
+        all_blocks = [blocks(t, size) for t in traces if t["target"] == target]
+        rows = []
+        for rule_name, make in SHARE_RULES:
+            fixed = [verdict(b, replay(b, make())) for b in all_blocks]
+            for change, factor in SHARE_CHANGES:
+                changed = [verdict(b, replay(with_share(b, factor), make())) for b in all_blocks]
+                rows.append({"rule": rule_name, "change": change,
+                             "requests_fixed": statistics.median(v["requests"] for v in fixed),
+                             "requests": statistics.median(v["requests"] for v in changed),
+                             "requests_each": [v["requests"] for v in changed],
+                             "cpu_per_request_over_final": statistics.median(
+                                 v["cpu_per_request_over_final"] for v in changed)})
+        out[target] = {"block_size": size, "pods": len(all_blocks), "rows": rows}
+    return out
 
 
 def replay(trace_blocks, candidate):
@@ -248,7 +313,8 @@ def main(argv):
     if len(argv) > 2 and argv[2] != "-":
         with open(argv[2], "w") as f:
             json.dump({"pods": len(traces), "jit_at_work": jit_at_work(traces),
-                       "replay": {str(size): r for size, r in by_size.items()}}, f, indent=1)
+                       "replay": {str(size): r for size, r in by_size.items()},
+                       "share_changes": share_changes(traces)}, f, indent=1)
             f.write("\n")
 
 

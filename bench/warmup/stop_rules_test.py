@@ -31,6 +31,23 @@ class StopRulesTest(unittest.TestCase):
         self.assertAlmostEqual(blocks[3]["cpu_ms_per_request"], 3.5, places=2)
         self.assertEqual(blocks[-1]["requests"], 4000)
 
+    def test_at_a_fixed_share_the_cpu_plateau_stops_where_the_throughput_rule_does(self):
+        # the pod's CPU is fixed (0.35 CPU s per s), so its cost per request is the inverse of its throughput
+        blocks = stop_rules.blocks(trace(lambda i: 50.0 + min(i, 1600) / 16), 200)
+        throughput = stop_rules.replay(blocks, stop_rules.windows("t", "throughput", 3, 0.1, 300))
+        cost = stop_rules.replay(blocks, stop_rules.cost_windows("c", "cpu_ms_per_request", 3, 0.1, 300))
+        self.assertEqual(cost, throughput)
+
+    def test_a_halved_share_stops_the_throughput_rule_early_and_not_the_cpu_plateau(self):
+        blocks = stop_rules.blocks(trace(lambda i: 50.0 + min(i, 2400) / 16), 200)
+        halved = stop_rules.with_share(blocks, lambda requests: 0.5 if requests > 1000 else 1.0)
+        self.assertAlmostEqual(halved[-1]["throughput"], blocks[-1]["throughput"] / 2)
+        self.assertEqual(halved[-1]["cpu_ms_per_request"], blocks[-1]["cpu_ms_per_request"])
+        throughput = stop_rules.replay(halved, stop_rules.windows("t", "throughput", 3, 0.1, 300))
+        cost = stop_rules.replay(halved, stop_rules.cost_windows("c", "cpu_ms_per_request", 3, 0.1, 300))
+        self.assertLess(halved[throughput]["requests"], 1800)
+        self.assertGreaterEqual(halved[cost]["requests"], 3000)
+
     def test_the_default_rule_stops_two_windows_after_the_throughput_flattens(self):
         # rising until request 1,600, flat after: the windows of 3 blocks are flat from 2,800 on
         blocks = stop_rules.blocks(trace(lambda i: 50.0 + min(i, 1600) / 16), 200)
