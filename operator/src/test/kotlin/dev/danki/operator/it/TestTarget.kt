@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger
  * A loopback HTTP server that k6 warms in the IT: answers every request with [status], or, with
  * [hang], holds every request open until closed (a pod that never answers keeps its warm-up slot).
  * Its `/metrics` page plays a JVM's JIT counter: 100 ms of compiling per request for the first
- * [jitBusyRequests] requests, then none, as a JIT that has compiled what the traffic runs.
+ * [jitBusyRequests] requests, then none, as a JIT that has compiled what the traffic runs; with
+ * [cpuMsPerRequest], also the process CPU counter, that many CPU ms per request.
  */
 class TestTarget(
     /** The answer's status; a test may change it while the target runs (a pod that recovers). */
@@ -20,6 +21,7 @@ class TestTarget(
     private val jitBusyRequests: Int = 0,
     /** Answers every request with 307 to this URL instead (a pod trying to send the warm-up elsewhere). */
     private val redirectTo: String? = null,
+    private val cpuMsPerRequest: Double? = null,
 ) : AutoCloseable {
     val requests = AtomicInteger()
     val warmupHeaders = AtomicInteger()
@@ -28,7 +30,12 @@ class TestTarget(
         HttpServer.create(InetSocketAddress("127.0.0.1", 0), BACKLOG).apply {
             createContext("/metrics") { exchange ->
                 val compiled = minOf(requests.get(), jitBusyRequests) * JIT_MS_PER_REQUEST
-                val body = "# TYPE jvm_compilation_time_ms_total counter\njvm_compilation_time_ms_total $compiled\n"
+                val cpu =
+                    cpuMsPerRequest?.let {
+                        "# TYPE process_cpu_seconds_total counter\n" +
+                            "process_cpu_seconds_total ${requests.get() * it / MS_PER_SECOND}\n"
+                    } ?: ""
+                val body = "# TYPE jvm_compilation_time_ms_total counter\njvm_compilation_time_ms_total $compiled\n$cpu"
                 val bytes = body.toByteArray()
                 exchange.sendResponseHeaders(HTTP_OK, bytes.size.toLong())
                 exchange.responseBody.use { it.write(bytes) }
@@ -58,6 +65,7 @@ class TestTarget(
         const val THREADS = 8
         const val HANG_SECONDS = 120L
         const val JIT_MS_PER_REQUEST = 100
+        const val MS_PER_SECOND = 1000.0
         const val HTTP_OK = 200
         const val TEMPORARY_REDIRECT = 307
     }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.Watcher
 import io.fabric8.kubernetes.client.WatcherException
 import io.kotest.matchers.collections.shouldContain
 import io.kotest.matchers.collections.shouldContainInOrder
+import io.kotest.matchers.doubles.plusOrMinus
 import io.kotest.matchers.doubles.shouldBeGreaterThan
 import io.kotest.matchers.longs.shouldBeGreaterThan
 import io.kotest.matchers.nulls.shouldNotBeNull
@@ -36,6 +37,7 @@ class WarmupIT {
     private val target = TestTarget(200)
     private val failing = TestTarget(500)
     private val compiling = TestTarget(jitBusyRequests = 600)
+    private val compilingWithCpu = TestTarget(jitBusyRequests = 600, cpuMsPerRequest = CPU_MS_PER_REQUEST)
 
     /** Where a redirecting pod points: another tenant's pod, the metadata address, anything. */
     private val elsewhere = TestTarget(200)
@@ -55,6 +57,7 @@ class WarmupIT {
         target.close()
         failing.close()
         compiling.close()
+        compilingWithCpu.close()
         elsewhere.close()
         redirecting.close()
     }
@@ -139,6 +142,29 @@ class WarmupIT {
         evidence.jitCompileMillis!! shouldBeGreaterThan 10_000.0
         // the throughput (flat here) needs two windows of 3 blocks, 1,200 answers, and the compiler two quiet reads
         evidence.requests!! shouldBeGreaterThan 1_199L
+    }
+
+    @Test
+    fun `with the process CPU counter on the page too, the cpu rule judges and records the CPU per request`() {
+        val annotations =
+            fast + (Annotations.PORT to compilingWithCpu.port.toString()) + (Annotations.MAX_WARMUP_REQUESTS to "3000") +
+                (Annotations.MIN_WARMUP_REQUESTS to "0") +
+                (Annotations.JIT_METRICS to "${compilingWithCpu.port}/metrics")
+        space.create(Fixtures.deployment(space.ns, "cpu", annotations))
+        space.createReadyPod("cpu", "cpu-abc123-x1", compilingWithCpu.port)
+        val status =
+            eventually(Duration.ofSeconds(60)) {
+                space.run("cpu-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
+            }
+        status.stopReason shouldBe "JitSettled"
+        val evidence = status.stopEvidence!!
+        evidence.rule shouldBe "cpu"
+        evidence.cpuMetric shouldBe "process_cpu_seconds_total"
+        // the page's cost is flat: both windows near it (the reads count answers mid-request, so not exactly)
+        evidence.recentCpuPerRequestMillis!! shouldBe (CPU_MS_PER_REQUEST plusOrMinus CPU_MS_PER_REQUEST * 0.2)
+        evidence.earlierCpuPerRequestMillis!! shouldBe (CPU_MS_PER_REQUEST plusOrMinus CPU_MS_PER_REQUEST * 0.2)
+        // the compiler is busy for the first 600 requests: two quiet reads come after them
+        evidence.requests!! shouldBeGreaterThan 600L
     }
 
     @Test
@@ -304,5 +330,10 @@ class WarmupIT {
                 .single()
                 .name shouldBe "vanish-abc123-x1"
         }
+    }
+
+    private companion object {
+        /** The CPU one request costs on [compilingWithCpu]'s page, ms. */
+        const val CPU_MS_PER_REQUEST = 2.0
     }
 }
