@@ -147,8 +147,8 @@ class WarmupIT {
     @Test
     fun `with the process CPU counter on the page too, the cpu rule judges and records the CPU per request`() {
         val annotations =
-            fast + (Annotations.PORT to compilingWithCpu.port.toString()) + (Annotations.MAX_WARMUP_REQUESTS to "3000") +
-                (Annotations.MIN_WARMUP_REQUESTS to "0") +
+            fast + (Annotations.PORT to compilingWithCpu.port.toString()) +
+                (Annotations.MAX_WARMUP_REQUESTS to "3000") + (Annotations.MIN_WARMUP_REQUESTS to "0") +
                 (Annotations.JIT_METRICS to "${compilingWithCpu.port}/metrics")
         space.create(Fixtures.deployment(space.ns, "cpu", annotations))
         space.createReadyPod("cpu", "cpu-abc123-x1", compilingWithCpu.port)
