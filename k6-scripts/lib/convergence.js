@@ -25,14 +25,9 @@
  * @returns {'Converged'|null}
  */
 export function throughputStopReason(rates, opts) {
-  const { tolerance, window } = opts;
-  if (!(tolerance > 0 && tolerance < 1) || !(window >= 1)) {
-    throw new Error(`throughputStopReason: tolerance must be in (0, 1) and window >= 1, got ${tolerance}, ${window}`);
-  }
-  if (rates.length < 2 * window) return null;
-  const recent = median(rates.slice(-window));
-  const earlier = median(rates.slice(-2 * window, -window));
-  return recent - earlier <= tolerance * earlier ? 'Converged' : null;
+  const { recent, earlier } = lastWindows(rates, checked('throughputStopReason', opts));
+  if (earlier === null) return null;
+  return recent - earlier <= opts.tolerance * earlier ? 'Converged' : null;
 }
 
 /**
@@ -51,14 +46,30 @@ export function throughputStopReason(rates, opts) {
  * @returns {'Converged'|null}
  */
 export function cpuStopReason(costs, opts) {
+  const { recent, earlier } = lastWindows(costs, checked('cpuStopReason', opts));
+  if (earlier === null) return null;
+  return earlier - recent <= opts.tolerance * recent ? 'Converged' : null;
+}
+
+/**
+ * The medians of the last `window` values (`recent`, null while there are fewer) and of the `window` before
+ * them (`earlier`, null while there are not two windows): what the plateau rules compare, and their evidence.
+ */
+export function lastWindows(values, window) {
+  const n = values.length;
+  return {
+    recent: n >= window ? median(values.slice(-window)) : null,
+    earlier: n >= 2 * window ? median(values.slice(-2 * window, -window)) : null,
+  };
+}
+
+/** The plateau rules' window, once `opts` were checked: tolerance in (0, 1), window >= 1. */
+function checked(rule, opts) {
   const { tolerance, window } = opts;
   if (!(tolerance > 0 && tolerance < 1) || !(window >= 1)) {
-    throw new Error(`cpuStopReason: tolerance must be in (0, 1) and window >= 1, got ${tolerance}, ${window}`);
+    throw new Error(`${rule}: tolerance must be in (0, 1) and window >= 1, got ${tolerance}, ${window}`);
   }
-  if (costs.length < 2 * window) return null;
-  const recent = median(costs.slice(-window));
-  const earlier = median(costs.slice(-2 * window, -window));
-  return earlier - recent <= tolerance * recent ? 'Converged' : null;
+  return window;
 }
 
 /**

@@ -4,7 +4,7 @@
 //
 // `send(i)` sends request i of the phase and resolves to {ok: boolean, ms: number}; it never rejects.
 
-import { cpuStopReason, jitQuiet, median, percentile, targetReached, throughputStopReason } from './convergence.js';
+import { cpuStopReason, jitQuiet, lastWindows, percentile, targetReached, throughputStopReason } from './convergence.js';
 
 /** Answers needed before the error ratio may stop a phase: one unlucky first request must not. */
 export const MIN_ANSWERS_TO_ABORT = 20;
@@ -180,11 +180,8 @@ class Blocks {
 
   /** The two windows' median throughputs the rule compared last: what the evidence shows. */
   windows(window) {
-    const n = this.rates.length;
-    return {
-      recentRate: n >= window ? median(this.rates.slice(-window)) : null,
-      earlierRate: n >= 2 * window ? median(this.rates.slice(-2 * window, -window)) : null,
-    };
+    const { recent, earlier } = lastWindows(this.rates, window);
+    return { recentRate: recent, earlierRate: earlier };
   }
 }
 
@@ -252,11 +249,8 @@ class JitWatch {
 
   /** The two windows' median CPU ms per answer the CPU rule compared last. */
   costWindows(window) {
-    const n = this.costs.length;
-    return {
-      recentCpuPerRequest: n >= window ? median(this.costs.slice(-window)) : null,
-      earlierCpuPerRequest: n >= 2 * window ? median(this.costs.slice(-2 * window, -window)) : null,
-    };
+    const { recent, earlier } = lastWindows(this.costs, window);
+    return { recentCpuPerRequest: recent, earlierCpuPerRequest: earlier };
   }
 
   async settled() {

@@ -190,24 +190,32 @@ function quotaPod(clock, cost, share, { cpuCounter = () => true } = {}) {
   return pod;
 }
 
-test('with the CPU counter, a pod whose CPU share halves while its code still gets faster keeps warming', async () => {
-  // the cost falls from 20 to 2 CPU ms by request 3000; the node's other pod takes half the CPU from request 800
-  const cost = (i) => Math.max(2, 20 - (18 * i) / 3000);
-  const run = async (cpuCounter) => {
+/**
+ * The closed loop, blocks of 200, on a quotaPod whose CPU share goes from `before` to `after` when request `at` is
+ * sent; with the CPU counter on its page (the cpu rule) or without (the throughput rule, with the compiler).
+ */
+function shareChange(cost, { before, after, at }) {
+  return async (withCpuCounter) => {
     const clock = virtualClock();
-    let halvedAt = null;
-    const pod = quotaPod(clock, cost, (t) => (halvedAt !== null && t >= halvedAt ? 0.5 : 1), { cpuCounter });
+    let changedAt = null;
+    const share = (t) => (changedAt !== null && t >= changedAt ? after : before);
+    const pod = quotaPod(clock, cost, share, { cpuCounter: () => withCpuCounter });
     const send = (i) => {
-      if (i === 800) halvedAt = clock.now();
+      if (i === at) changedAt = clock.now();
       return pod.send(i);
     };
     return clock.run(closedLoop({ ...clock, send, scrapeJit: pod.scrape }, { ...settings, blockSize: 200, tolerance: 0.1 }));
   };
-  const throughputRule = await run(() => false);
+}
+
+test('with the CPU counter, a pod whose CPU share halves while its code still gets faster keeps warming', async () => {
+  // the cost falls from 20 to 2 CPU ms by request 3000; the node's other pod takes half the CPU from request 800
+  const run = shareChange((i) => Math.max(2, 20 - (18 * i) / 3000), { before: 1, after: 0.5, at: 800 });
+  const throughputRule = await run(false);
   assert.equal(throughputRule.stopReason, 'JitSettled');
   assert.ok(throughputRule.sent < 1800, `the throughput rule read the halved share as the end: ${throughputRule.sent}`);
   assert.equal(throughputRule.jit.cpuMetric, null);
-  const cpuRule = await run(() => true);
+  const cpuRule = await run(true);
   assert.equal(cpuRule.stopReason, 'JitSettled');
   assert.ok(cpuRule.sent >= 3000, `the CPU rule stopped after ${cpuRule.sent}`);
   assert.equal(cpuRule.jit.cpuMetric, 'process_cpu_time_ns_total');
@@ -217,19 +225,9 @@ test('with the CPU counter, a pod whose CPU share halves while its code still ge
 
 test('with the CPU counter, a pod whose CPU share doubles once its code is done stops there', async () => {
   // flat cost from request 1000; a neighbour's start ends at request 1400 and doubles the pod's share
-  const cost = (i) => Math.max(3, 10 - (7 * i) / 1000);
-  const run = async (cpuCounter) => {
-    const clock = virtualClock();
-    let doubledAt = null;
-    const pod = quotaPod(clock, cost, (t) => (doubledAt !== null && t >= doubledAt ? 1 : 0.5), { cpuCounter });
-    const send = (i) => {
-      if (i === 1400) doubledAt = clock.now();
-      return pod.send(i);
-    };
-    return clock.run(closedLoop({ ...clock, send, scrapeJit: pod.scrape }, { ...settings, blockSize: 200, tolerance: 0.1 }));
-  };
-  const throughputRule = await run(() => false);
-  const cpuRule = await run(() => true);
+  const run = shareChange((i) => Math.max(3, 10 - (7 * i) / 1000), { before: 0.5, after: 1, at: 1400 });
+  const throughputRule = await run(false);
+  const cpuRule = await run(true);
   assert.ok(cpuRule.sent <= 2100, `the CPU rule stopped after ${cpuRule.sent}`);
   assert.ok(throughputRule.sent >= cpuRule.sent + 300,
     `the throughput rule read the doubled share as warming: ${throughputRule.sent} against ${cpuRule.sent}`);
