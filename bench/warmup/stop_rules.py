@@ -88,28 +88,19 @@ def rule(name, key, better, stable, tolerance, floor):
     return {"name": name, "key": key, "stable": stable, "tolerance": tolerance, "floor": floor, "stop": stop}
 
 
-def windows(name, key, window, tolerance, floor):
-    """The median of the last WINDOW blocks' KEY (higher is better) gained at most TOLERANCE over the median of
-    the WINDOW blocks before them: a plateau judged on medians, so one lucky or unlucky block moves neither."""
-    def stop(seen):
-        if seen[-1]["requests"] < floor or len(seen) < 2 * window:
-            return False
-        now = statistics.median(b[key] for b in seen[-window:])
-        before = statistics.median(b[key] for b in seen[-2 * window:-window])
-        return now - before <= tolerance * before
-    return {"name": name, "key": key, "window": window, "tolerance": tolerance, "floor": floor, "stop": stop}
-
-
-def cost_windows(name, key, window, tolerance, floor):
-    """The median of the last WINDOW blocks' KEY (a cost: lower is better) fell by at most TOLERANCE of it from the
-    median of the WINDOW blocks before them: warmup.js's cpu rule (convergence.js cpuStopReason), which at a fixed
-    CPU share stops where `windows` does on throughput."""
+def windows(name, key, window, tolerance, floor, better="higher"):
+    """The median of the last WINDOW blocks' KEY gained at most TOLERANCE over the median of the WINDOW blocks
+    before them: a plateau judged on medians, so one lucky or unlucky block moves neither. With better="lower" KEY
+    is a cost, which fell by at most TOLERANCE of the recent median: warmup.js's cpu rule (convergence.js
+    cpuStopReason), which at a fixed CPU share stops where the higher-is-better rule does on throughput."""
     def stop(seen):
         if seen[-1]["requests"] < floor or len(seen) < 2 * window or any(b[key] is None for b in seen[-2 * window:]):
             return False
         now = statistics.median(b[key] for b in seen[-window:])
         before = statistics.median(b[key] for b in seen[-2 * window:-window])
-        return before - now <= tolerance * now
+        if better == "lower":
+            return before - now <= tolerance * now
+        return now - before <= tolerance * before
     return {"name": name, "key": key, "window": window, "tolerance": tolerance, "floor": floor, "stop": stop}
 
 
@@ -159,13 +150,13 @@ def candidates():
                                    "throughput", window, per_1000, floor))
         rules.append(rule(f"P50, 3 blocks within 5%, floor {floor}", "p50", "lower", 3, 0.05, floor))
         rules.append(share_rule(f"compile share (MXBean) <= 50%, 2 blocks, floor {floor}", "mxbean_share", 0.5, 2, floor))
-        rules.append(cost_windows(f"CPU per request medians, windows of 3, fall <= 10%, floor {floor}",
-                                  "cpu_ms_per_request", 3, 0.1, floor))
+        rules.append(windows(f"CPU per request medians, windows of 3, fall <= 10%, floor {floor}",
+                             "cpu_ms_per_request", 3, 0.1, floor, better="lower"))
         quiet = share_rule("", "mxbean_share", 0.5, 2, floor)
         rules.append(both(f"jit: throughput medians (3, 10%) and compile share <= 50% twice, floor {floor}",
                           windows("", "throughput", 3, 0.1, floor), quiet))
         rules.append(both(f"cpu: CPU per request medians (3, 10%) and compile share <= 50% twice, floor {floor}",
-                          cost_windows("", "cpu_ms_per_request", 3, 0.1, floor), quiet))
+                          windows("", "cpu_ms_per_request", 3, 0.1, floor, better="lower"), quiet))
     return rules
 
 
@@ -179,7 +170,7 @@ factors on the share by request count. The traces ran one pod per node, so their
 
 SHARE_RULES = (("throughput medians (3, 10%), floor 300", lambda: windows("", "throughput", 3, 0.1, 300)),
                ("CPU per request medians (3, 10%), floor 300",
-                lambda: cost_windows("", "cpu_ms_per_request", 3, 0.1, 300)))
+                lambda: windows("", "cpu_ms_per_request", 3, 0.1, 300, better="lower")))
 
 
 def with_share(trace_blocks, factor):

@@ -35,7 +35,7 @@ class StopRulesTest(unittest.TestCase):
         # the pod's CPU is fixed (0.35 CPU s per s), so its cost per request is the inverse of its throughput
         blocks = stop_rules.blocks(trace(lambda i: 50.0 + min(i, 1600) / 16), 200)
         throughput = stop_rules.replay(blocks, stop_rules.windows("t", "throughput", 3, 0.1, 300))
-        cost = stop_rules.replay(blocks, stop_rules.cost_windows("c", "cpu_ms_per_request", 3, 0.1, 300))
+        cost = stop_rules.replay(blocks, stop_rules.windows("c", "cpu_ms_per_request", 3, 0.1, 300, better="lower"))
         self.assertEqual(cost, throughput)
 
     def test_a_halved_share_stops_the_throughput_rule_early_and_not_the_cpu_plateau(self):
@@ -44,7 +44,7 @@ class StopRulesTest(unittest.TestCase):
         self.assertAlmostEqual(halved[-1]["throughput"], blocks[-1]["throughput"] / 2)
         self.assertEqual(halved[-1]["cpu_ms_per_request"], blocks[-1]["cpu_ms_per_request"])
         throughput = stop_rules.replay(halved, stop_rules.windows("t", "throughput", 3, 0.1, 300))
-        cost = stop_rules.replay(halved, stop_rules.cost_windows("c", "cpu_ms_per_request", 3, 0.1, 300))
+        cost = stop_rules.replay(halved, stop_rules.windows("c", "cpu_ms_per_request", 3, 0.1, 300, better="lower"))
         self.assertLess(halved[throughput]["requests"], 1800)
         self.assertGreaterEqual(halved[cost]["requests"], 3000)
 

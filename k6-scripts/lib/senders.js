@@ -265,7 +265,6 @@ class JitWatch {
       lastShare: this.shares.length ? this.shares[this.shares.length - 1] : null,
       scrapes: this.shares.length + (this.first ? 1 : 0),
       cpuMetric: this.first && !this.cpuLost ? this.first.cpuMetric : null,
-      lastCpuPerRequest: this.costs.length ? this.costs[this.costs.length - 1] : null,
       error: this.failed ? this.error : null,
     };
   }

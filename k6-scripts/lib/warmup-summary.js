@@ -195,10 +195,9 @@ function defaultAbortMessage(stopReason, phases, s, unit) {
 
 /** The summary as a table for the k6 log: stop reason, evidence, and P25..P95 per phase. */
 export function textTable(s, title) {
-  const fmt = (v) => (v === null || v === undefined ? '-' : v.toFixed(1));
+  const fmt = (v, digits = 1) => (v === null || v === undefined ? '-' : v.toFixed(digits));
   const e = s.evidence;
-  const ms2 = (v) => (v === null || v === undefined ? '-' : v.toFixed(2));
-  const cost = e.rule === 'cpu' ? `, CPU per request ${ms2(e.earlierCpuPerRequestMs)} -> ${ms2(e.recentCpuPerRequestMs)} ms` : '';
+  const cost = e.rule === 'cpu' ? `, CPU per request ${fmt(e.earlierCpuPerRequestMs, 2)} -> ${fmt(e.recentCpuPerRequestMs, 2)} ms` : '';
   const lines = [
     `${title}: stop reason ${s.stopReason} (${e.rule} rule, ${e.requests} warm-up requests ` +
       `in ${e.blocks} blocks of ${e.blockSize}, throughput ${fmt(e.earlierRate)} -> ${fmt(e.recentRate)}/s${cost}` +

@@ -6,6 +6,7 @@ import dev.danki.operator.kube.Keys
 import dev.danki.operator.kube.Keys.Annotations
 import dev.danki.operator.kube.RunStore
 import dev.danki.operator.kube.WarmupRun
+import dev.danki.operator.kube.WarmupRunStatus
 import dev.danki.operator.warmup.FailurePolicy
 import io.fabric8.kubernetes.api.model.Pod
 import io.fabric8.kubernetes.client.Watcher
@@ -125,15 +126,7 @@ class WarmupIT {
 
     @Test
     fun `with jit metrics the warm-up runs until the pod's JIT counter is quiet, and records the JIT time`() {
-        val annotations =
-            fast + (Annotations.PORT to compiling.port.toString()) + (Annotations.MAX_WARMUP_REQUESTS to "3000") +
-                (Annotations.MIN_WARMUP_REQUESTS to "0") + (Annotations.JIT_METRICS to "${compiling.port}/metrics")
-        space.create(Fixtures.deployment(space.ns, "jit", annotations))
-        space.createReadyPod("jit", "jit-abc123-x1", compiling.port)
-        val status =
-            eventually(Duration.ofSeconds(60)) {
-                space.run("jit-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
-            }
+        val status = warmedWithMetricsPage("jit", compiling)
         status.stopReason shouldBe "JitSettled"
         val evidence = status.stopEvidence!!
         evidence.rule shouldBe "jit"
@@ -146,16 +139,7 @@ class WarmupIT {
 
     @Test
     fun `with the process CPU counter on the page too, the cpu rule judges and records the CPU per request`() {
-        val annotations =
-            fast + (Annotations.PORT to compilingWithCpu.port.toString()) +
-                (Annotations.MAX_WARMUP_REQUESTS to "3000") + (Annotations.MIN_WARMUP_REQUESTS to "0") +
-                (Annotations.JIT_METRICS to "${compilingWithCpu.port}/metrics")
-        space.create(Fixtures.deployment(space.ns, "cpu", annotations))
-        space.createReadyPod("cpu", "cpu-abc123-x1", compilingWithCpu.port)
-        val status =
-            eventually(Duration.ofSeconds(60)) {
-                space.run("cpu-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
-            }
+        val status = warmedWithMetricsPage("cpu", compilingWithCpu)
         status.stopReason shouldBe "JitSettled"
         val evidence = status.stopEvidence!!
         evidence.rule shouldBe "cpu"
@@ -329,6 +313,21 @@ class WarmupIT {
             again.metadata.ownerReferences
                 .single()
                 .name shouldBe "vanish-abc123-x1"
+        }
+    }
+
+    /**
+     * Deployment [name] warming [page]'s target with danki.dev/jit-metrics on its `/metrics`, no floor and at most
+     * 3,000 requests: the status of its pod's run once it succeeded.
+     */
+    private fun warmedWithMetricsPage(name: String, page: TestTarget): WarmupRunStatus {
+        val annotations =
+            fast + (Annotations.PORT to page.port.toString()) + (Annotations.MAX_WARMUP_REQUESTS to "3000") +
+                (Annotations.MIN_WARMUP_REQUESTS to "0") + (Annotations.JIT_METRICS to "${page.port}/metrics")
+        space.create(Fixtures.deployment(space.ns, name, annotations))
+        space.createReadyPod(name, "$name-abc123-x1", page.port)
+        return eventually(Duration.ofSeconds(60)) {
+            space.run("$name-abc123-x1")!!.status.also { it.phase shouldBe WarmupRun.PHASE_SUCCEEDED }
         }
     }
 
